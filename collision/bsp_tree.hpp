@@ -1,0 +1,87 @@
+// BspTree: the static level as a solid-leaf BSP, and the queries every other part of shiftcast asks of it.
+//
+// Build one with build_bsp() (collision/bsp_build.hpp) and share it read-only: all queries are const,
+// allocation-free and safe to call from any number of threads at once. One tree serves every shape
+// size, because each query shifts the node planes by its shape's offsets on the fly (Melax, RTR 25.5).
+//
+//   tree.trace(Shape::cylinder(15, 56), from, to)   first contact of a player moving from→to
+//   tree.raycast(origin, dir, 8192)                 first contact of a ray (dir need not be unit)
+//   tree.overlap(Shape::sphere(8), p)               is the shape in solid at p, and in which brush
+//   tree.point_brush(p)                             which brush holds p (kNoBrush in empty space)
+//
+// Results follow the contract in collision/trace_result.hpp. Accuracy: point queries and raycasts are
+// exact against the stored float planes (evaluated in double). Shape queries are conservative: they never
+// miss a contact and never report one later than it happens, but near convex edges the shifted planes
+// meet beyond the true rounded offset surface, so a contact may be reported early; bevel planes bound
+// that error (measured in docs/collision.md).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "collision/aabb.hpp"
+#include "collision/plane.hpp"
+#include "collision/shape.hpp"
+#include "collision/trace_result.hpp"
+
+namespace shiftcast {
+
+// One interior node: 24 bytes, stored depth-first so a descent mostly walks forward in memory.
+// child[0] is behind the plane (the side solid is on), child[1] in front. A child >= 0 is a node index;
+// kEmptyLeaf is empty space; a value <= kSolidLeafBase is the solid leaf of brush (kSolidLeafBase − value).
+struct BspNode {
+  Plane plane;
+  std::int32_t child[2];
+};
+
+inline constexpr std::int32_t kEmptyLeaf = -1;
+inline constexpr std::int32_t kSolidLeafBase = -2;
+constexpr std::int32_t solid_leaf(std::int32_t brush) {
+  return kSolidLeafBase - brush;
+}
+constexpr bool is_leaf(std::int32_t child) {
+  return child < 0;
+}
+constexpr bool is_solid_leaf(std::int32_t child) {
+  return child <= kSolidLeafBase;
+}
+constexpr std::int32_t leaf_brush(std::int32_t child) {
+  return kSolidLeafBase - child;
+}
+
+enum class BspLoadError : std::uint8_t {
+  kNone,
+  kBadRoot,   // root is neither a node index nor a leaf
+  kBadChild,  // a child index out of range or not after its parent (would allow cycles)
+  kBadBrush,  // a solid leaf names a brush outside [0, brush_count)
+  kBadPlane,  // non-finite or non-unit normal
+};
+
+class BspTree {
+ public:
+  BspTree() = default;
+
+  // Adopts nodes produced by build_bsp() or read from a compiled level. Children must come after their
+  // parent (which rules out cycles); check() reports the first violation.
+  BspTree(std::vector<BspNode> nodes, std::int32_t root, std::int32_t brush_count, Aabb bounds);
+  BspLoadError check() const;
+
+  TraceResult trace(const Shape& shape, Vec3 from, Vec3 to) const;
+  TraceResult raycast(Vec3 origin, Vec3 direction, float max_distance) const;
+  OverlapResult overlap(const Shape& shape, Vec3 position) const;
+  std::int32_t point_brush(Vec3 p) const;
+
+  std::span<const BspNode> nodes() const { return nodes_; }
+  std::int32_t root() const { return root_; }
+  std::int32_t brush_count() const { return brush_count_; }
+  const Aabb& bounds() const { return bounds_; }  // of all brushes
+
+ private:
+  std::vector<BspNode> nodes_;
+  std::int32_t root_ = kEmptyLeaf;
+  std::int32_t brush_count_ = 0;
+  Aabb bounds_;
+};
+
+}  // namespace shiftcast

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs every build, test and benchmark dependency of shiftcast from Debian bookworm packages.
+# Idempotent: packages already present are skipped, so running it twice costs one dpkg query.
+# Usage (as root): scripts/install-deps.sh
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config clang-format
+  libboost-dev libboost-system-dev
+  libflatbuffers-dev flatbuffers-compiler
+  librecast-dev
+  libspdlog-dev libfmt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libbullet-dev libembree-dev
+  libsodium-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

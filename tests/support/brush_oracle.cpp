@@ -1,0 +1,891 @@
+#include "tests/support/brush_oracle.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+namespace shiftcast {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// Plane triples whose normals span less volume than this are (nearly) parallel: skipped, since their
+// meeting point is found from a better-conditioned triple or does not exist.
+constexpr double kSingularTriple = 1e-12;
+// Hull triangles with |cross| below this (units^2) are degenerate: their normal means nothing.
+constexpr double kMinTriangleCross = 1e-9;
+// Faces below this area (units^2) and polytopes below this volume (units^3) do not exist.
+constexpr double kMinFaceArea = 1e-9;
+constexpr double kMinVolume = 1e-9;
+// Culling boxes grow by this: polytope bounds come from computed vertices, which rounding may place a
+// hair inside the true planes.
+constexpr Vec3d kCullMargin{kOracleOnPlane, kOracleOnPlane, kOracleOnPlane};
+// Brushes are closed inside this box to detect unbounded plane sets (a vertex on the box = unbounded).
+constexpr double kBoundingExtent = 1 << 20;
+
+// A contact point may lie this far outside its face polygon, or its edge's extent, and still count: the
+// neighbouring feature covers the same contact, so this only prevents rounding from opening seams.
+constexpr double kOnFeature = 1e-7;
+// Entry times this far below 0 (as a fraction) are a start exactly touching, moving in: contact at 0.
+constexpr double kRootSlack = 1e-12;
+// Motion with less than this squared length (units^2) across an edge or towards a vertex never enters it.
+constexpr double kMinQuadraticA = 1e-24;
+// The upright cylinder's grown brush: a face with |n_xy| below this is horizontal (handled by the caps);
+// an edge rising less than this fraction of its length is horizontal (covered by faces and caps, which
+// meet there up to r times this); vertices within kCapTolerance of the top (bottom) are in the cap.
+constexpr double kHorizontalNormal = 1e-9;
+constexpr double kHorizontalEdgeSlope = 1e-6;
+constexpr double kCapTolerance = 1e-5;
+// Golden-section steps for cylinder_gap: shrink a 2000-unit interval to 2000 x 0.618^90 ~ 3e-16.
+constexpr int kGoldenSteps = 90;
+
+struct Vec2d {
+  double x = 0;
+  double y = 0;
+};
+
+Vec2d operator-(Vec2d a, Vec2d b) {
+  return {a.x - b.x, a.y - b.y};
+}
+double cross2(Vec2d a, Vec2d b) {
+  return a.x * b.y - a.y * b.x;
+}
+double dot2(Vec2d a, Vec2d b) {
+  return a.x * b.x + a.y * b.y;
+}
+Vec2d xy(Vec3d p) {
+  return {p.x, p.y};
+}
+
+double segment_distance_2d(Vec2d q, Vec2d a, Vec2d b) {
+  const Vec2d ab = b - a;
+  const double len2 = dot2(ab, ab);
+  double s = len2 > 0 ? dot2(q - a, ab) / len2 : 0.0;
+  s = std::clamp(s, 0.0, 1.0);
+  const Vec2d d{q.x - (a.x + ab.x * s), q.y - (a.y + ab.y * s)};
+  return std::sqrt(dot2(d, d));
+}
+
+double segment_distance(Vec3d q, Vec3d a, Vec3d b) {
+  const Vec3d ab = b - a;
+  const double len2 = dot(ab, ab);
+  double s = len2 > 0 ? dot(q - a, ab) / len2 : 0.0;
+  s = std::clamp(s, 0.0, 1.0);
+  return length(q - (a + ab * s));
+}
+
+// Indices of the convex hull of `pts`, counter-clockwise, without collinear or repeated points (Andrew's
+// monotone chain). May return fewer than 3 indices for degenerate input.
+std::vector<int> convex_hull_2d(std::span<const Vec2d> pts) {
+  std::vector<int> order(pts.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = int(i);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    return pts[a].x < pts[b].x || (pts[a].x == pts[b].x && pts[a].y < pts[b].y);
+  });
+  if (order.size() < 3) {
+    if (order.size() == 2 && pts[order[0]].x == pts[order[1]].x && pts[order[0]].y == pts[order[1]].y) {
+      order.pop_back();
+    }
+    return order;
+  }
+  std::vector<int> hull(2 * order.size());
+  std::size_t k = 0;
+  for (int i : order) {
+    while (k >= 2 && cross2(pts[hull[k - 1]] - pts[hull[k - 2]], pts[i] - pts[hull[k - 2]]) <= 0)
+      --k;
+    hull[k++] = i;
+  }
+  const std::size_t lower = k + 1;
+  for (auto it = order.rbegin() + 1; it != order.rend(); ++it) {
+    while (k >= lower && cross2(pts[hull[k - 1]] - pts[hull[k - 2]], pts[*it] - pts[hull[k - 2]]) <= 0)
+      --k;
+    hull[k++] = *it;
+  }
+  hull.resize(k - 1);
+  return hull;
+}
+
+// Signed distance from q to a convex polygon given counter-clockwise (negative inside); also handles
+// the degenerate polygons a slice or cap can be: a segment or a point. +inf for no points.
+double signed_distance_2d(std::span<const Vec2d> loop, Vec2d q) {
+  if (loop.empty()) return kInfinity;
+  if (loop.size() == 1) return std::sqrt(dot2(q - loop[0], q - loop[0]));
+  if (loop.size() == 2) return segment_distance_2d(q, loop[0], loop[1]);
+  bool outside = false;
+  double nearest_edge = kInfinity;
+  double nearest_line = kInfinity;
+  for (std::size_t i = 0; i < loop.size(); ++i) {
+    const Vec2d a = loop[i];
+    const Vec2d b = loop[(i + 1) % loop.size()];
+    const Vec2d ab = b - a;
+    const double c = cross2(ab, q - a);
+    if (c < 0) outside = true;
+    nearest_line = std::min(nearest_line, c / std::sqrt(dot2(ab, ab)));
+    nearest_edge = std::min(nearest_edge, segment_distance_2d(q, a, b));
+  }
+  return outside ? nearest_edge : -nearest_line;
+}
+
+std::vector<Vec2d> hull_points_2d(std::span<const Vec2d> pts) {
+  std::vector<Vec2d> out;
+  for (int i : convex_hull_2d(pts))
+    out.push_back(pts[std::size_t(i)]);
+  return out;
+}
+
+// Any unit vector perpendicular to n, for a face's 2D coordinates.
+Vec3d perpendicular(Vec3d n) {
+  const Vec3d a = std::abs(n.x) < 0.6 ? Vec3d{1, 0, 0} : Vec3d{0, 1, 0};
+  return normalize(cross(n, a));
+}
+
+int find_or_add_vertex(std::vector<Vec3d>& vertices, Vec3d p) {
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    if (length_squared(vertices[i] - p) <= kOracleOnPlane * kOracleOnPlane) return int(i);
+  }
+  vertices.push_back(p);
+  return int(vertices.size()) - 1;
+}
+
+// Orders the vertices `on` (all on `plane`) into a face loop; nullopt if they span no area.
+std::optional<OraclePolytope::Face> make_face(const Planed& plane, std::span<const Vec3d> vertices,
+                                              std::span<const int> on) {
+  if (on.size() < 3) return std::nullopt;
+  const Vec3d u = perpendicular(plane.normal);
+  const Vec3d v = cross(plane.normal, u);  // (u, v, n) right-handed: counter-clockwise seen from outside
+  std::vector<Vec2d> pts;
+  for (int i : on)
+    pts.push_back({dot(vertices[std::size_t(i)], u), dot(vertices[std::size_t(i)], v)});
+  const std::vector<int> hull = convex_hull_2d(pts);
+  if (hull.size() < 3) return std::nullopt;
+  double area2 = 0;
+  for (std::size_t i = 0; i < hull.size(); ++i) {
+    area2 += cross2(pts[std::size_t(hull[i])], pts[std::size_t(hull[(i + 1) % hull.size()])]);
+  }
+  if (0.5 * area2 < kMinFaceArea) return std::nullopt;
+  OraclePolytope::Face face{plane, {}};
+  for (int i : hull)
+    face.loop.push_back(on[std::size_t(i)]);
+  return face;
+}
+
+// Edges, bounds and volume from the faces; drops vertices no face uses.
+void finish_polytope(OraclePolytope& poly) {
+  std::vector<int> remap(poly.vertices.size(), -1);
+  std::vector<Vec3d> used;
+  for (auto& face : poly.faces) {
+    for (int& i : face.loop) {
+      if (remap[std::size_t(i)] < 0) {
+        remap[std::size_t(i)] = int(used.size());
+        used.push_back(poly.vertices[std::size_t(i)]);
+      }
+      i = remap[std::size_t(i)];
+    }
+  }
+  poly.vertices = std::move(used);
+  poly.edges.clear();
+  for (const auto& face : poly.faces) {
+    for (std::size_t i = 0; i < face.loop.size(); ++i) {
+      const int a = face.loop[i];
+      const int b = face.loop[(i + 1) % face.loop.size()];
+      const std::array<int, 2> e{std::min(a, b), std::max(a, b)};
+      if (std::find(poly.edges.begin(), poly.edges.end(), e) == poly.edges.end()) poly.edges.push_back(e);
+    }
+  }
+  poly.bounds = {};
+  Vec3d centroid{};
+  for (Vec3d p : poly.vertices) {
+    poly.bounds.grow(p);
+    centroid += p;
+  }
+  if (!poly.vertices.empty()) centroid = centroid * (1.0 / double(poly.vertices.size()));
+  // Sum of pyramids from the centroid over the faces.
+  poly.volume = 0;
+  for (const auto& face : poly.faces) {
+    Vec3d area2{};
+    for (std::size_t i = 0; i < face.loop.size(); ++i) {
+      area2 += cross(poly.vertices[std::size_t(face.loop[i])],
+                     poly.vertices[std::size_t(face.loop[(i + 1) % face.loop.size()])]);
+    }
+    poly.volume += 0.5 * dot(area2, face.plane.normal) * face.plane.distance(centroid) * (-1.0 / 3.0);
+  }
+}
+
+bool inside_face(const OraclePolytope& poly, const OraclePolytope::Face& face, Vec3d x, double tolerance) {
+  for (std::size_t i = 0; i < face.loop.size(); ++i) {
+    const Vec3d a = poly.vertices[std::size_t(face.loop[i])];
+    const Vec3d b = poly.vertices[std::size_t(face.loop[(i + 1) % face.loop.size()])];
+    const Vec3d ab = b - a;
+    if (dot(cross(ab, x - a), face.plane.normal) < -tolerance * length(ab)) return false;
+  }
+  return true;
+}
+
+// Largest signed plane distance: negative exactly when p is strictly inside (and then minus the distance
+// to the surface); otherwise a lower bound on the distance to the polytope.
+double max_plane_distance(const OraclePolytope& poly, Vec3d p) {
+  double m = -kInfinity;
+  if (poly.planes.empty()) {
+    for (const auto& face : poly.faces)
+      m = std::max(m, face.plane.distance(p));
+  } else {
+    for (const Planed& plane : poly.planes)
+      m = std::max(m, plane.distance(p));
+  }
+  return m;
+}
+
+// Euclidean distance from p to the closed polytope, for p not strictly inside: the nearest point is on
+// a face's interior or on an edge.
+double outside_distance(const OraclePolytope& poly, Vec3d p) {
+  double best = kInfinity;
+  for (const auto& face : poly.faces) {
+    const double d = face.plane.distance(p);
+    if (std::abs(d) < best && inside_face(poly, face, p - face.plane.normal * d, 0.0)) best = std::abs(d);
+  }
+  for (const auto& e : poly.edges) {
+    best = std::min(best,
+                    segment_distance(p, poly.vertices[std::size_t(e[0])], poly.vertices[std::size_t(e[1])]));
+  }
+  return best;
+}
+
+double signed_distance(const OraclePolytope& poly, Vec3d p) {
+  const double m = max_plane_distance(poly, p);
+  return m < 0 ? m : outside_distance(poly, p);
+}
+
+double aabb_distance(const Aabbd& box, Vec3d p) {
+  const Vec3d d = max(max(box.min - p, p - box.max), Vec3d{});
+  return length(d);
+}
+
+// Does the segment p0 + t w, t in [0, 1], meet the closed box? (slab test)
+bool segment_meets_box(Vec3d p0, Vec3d w, const Aabbd& box) {
+  double t0 = 0;
+  double t1 = 1;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (w[axis] == 0) {
+      if (p0[axis] < box.min[axis] || p0[axis] > box.max[axis]) return false;
+      continue;
+    }
+    double a = (box.min[axis] - p0[axis]) / w[axis];
+    double b = (box.max[axis] - p0[axis]) / w[axis];
+    if (a > b) std::swap(a, b);
+    t0 = std::max(t0, a);
+    t1 = std::min(t1, b);
+    if (t0 > t1) return false;
+  }
+  return true;
+}
+
+Aabbd grown(Aabbd box, Vec3d by) {
+  box.min -= by;
+  box.max += by;
+  return box;
+}
+
+// The entering root of a t^2 + b t + c = 0: the smaller one, computed without cancellation
+// (q = -(b + sign(b) sqrt(disc)) / 2, roots q/a and c/q). A double root is a tangency, not an entry.
+std::optional<double> entry_root(double a, double b, double c) {
+  if (!(a > kMinQuadraticA)) return std::nullopt;
+  const double disc = b * b - 4 * a * c;
+  if (!(disc > 0)) return std::nullopt;
+  const double q = -0.5 * (b + std::copysign(std::sqrt(disc), b));
+  return std::min(q / a, c / q);
+}
+
+// Keeps t when it is a valid entry time before `best`; clamps a start exactly on the surface to 0.
+bool accept_time(double& t, double best) {
+  if (!(t >= -kRootSlack) || !(t <= best)) return false;
+  t = std::max(t, 0.0);
+  return true;
+}
+
+struct BrushEntry {
+  double t = kInfinity;
+  Vec3d normal{};
+  OracleFeature feature = OracleFeature::kNone;
+};
+
+// A sweep's per-brush entries, reduced to the first contact with the lowest id among ties.
+class FirstContact {
+ public:
+  double bound() const { return best_ + kOracleTieFraction; }
+  void add(std::int32_t brush, const BrushEntry& e) {
+    best_ = std::min(best_, e.t);
+    entries_.push_back({brush, e});
+  }
+  OracleHit result() const {
+    OracleHit hit;
+    for (const auto& [brush, e] : entries_) {
+      if (e.t <= best_ + kOracleTieFraction && (!hit.hit || brush < hit.brush)) {
+        hit.hit = true;
+        hit.brush = brush;
+        hit.normal = e.normal;
+        hit.feature = e.feature;
+      }
+    }
+    if (hit.hit) hit.fraction = best_;
+    return hit;
+  }
+
+ private:
+  double best_ = kInfinity;
+  std::vector<std::pair<std::int32_t, BrushEntry>> entries_;
+};
+
+OracleHit start_solid_hit(std::int32_t brush) {
+  OracleHit hit;
+  hit.hit = true;
+  hit.start_solid = true;
+  hit.fraction = 0;
+  hit.brush = brush;
+  return hit;
+}
+
+// Necessary condition for reaching the closed grown brush: the motion must meet every plane pushed out
+// by the shape's support `grow(n)`. Returns the earliest time that is possible, or nullopt.
+template <typename Grow>
+std::optional<double> shifted_plane_entry(std::span<const Planed> planes, Vec3d p0, Vec3d w, Grow grow) {
+  double t0 = 0;
+  double t1 = 1;
+  for (const Planed& plane : planes) {
+    const double dist = plane.distance(p0) - grow(plane.normal);
+    const double denom = dot(plane.normal, w);
+    if (denom == 0) {
+      if (dist > 0) return std::nullopt;
+      continue;
+    }
+    const double t = -dist / denom;
+    if (denom < 0) {
+      t0 = std::max(t0, t);
+    } else {
+      t1 = std::min(t1, t);
+    }
+    if (t0 > t1) return std::nullopt;
+  }
+  return t0;
+}
+
+// First contact of a sphere (centre c0 + t w) with one polytope, at or before `limit`.
+std::optional<BrushEntry> sphere_entry(const OraclePolytope& poly, double r, Vec3d c0, Vec3d w,
+                                       double limit) {
+  BrushEntry best;
+  best.t = limit;
+  bool found = false;
+  for (const auto& face : poly.faces) {
+    const Vec3d n = face.plane.normal;
+    const double denom = dot(n, w);
+    if (!(denom < 0)) continue;
+    double t = (face.plane.d + r - dot(n, c0)) / denom;
+    if (!accept_time(t, best.t)) continue;
+    if (inside_face(poly, face, c0 + w * t - n * r, kOnFeature)) {
+      best = {t, n, OracleFeature::kFace};
+      found = true;
+    }
+  }
+  for (const auto& e : poly.edges) {
+    const Vec3d a = poly.vertices[std::size_t(e[0])];
+    const Vec3d b = poly.vertices[std::size_t(e[1])];
+    const double len = length(b - a);
+    const Vec3d axis = (b - a) * (1.0 / len);
+    const Vec3d m = c0 - a;
+    const Vec3d m_perp = m - axis * dot(m, axis);
+    const Vec3d w_perp = w - axis * dot(w, axis);
+    const auto root = entry_root(dot(w_perp, w_perp), 2 * dot(m_perp, w_perp), dot(m_perp, m_perp) - r * r);
+    if (!root) continue;
+    double t = *root;
+    if (!accept_time(t, best.t)) continue;
+    const Vec3d c = c0 + w * t;
+    const double s = dot(c - a, axis);
+    if (s < -kOnFeature || s > len + kOnFeature) continue;
+    best = {t, normalize(c - (a + axis * s)), OracleFeature::kEdge};
+    found = true;
+  }
+  for (Vec3d v : poly.vertices) {
+    const Vec3d m = c0 - v;
+    const auto root = entry_root(dot(w, w), 2 * dot(m, w), dot(m, m) - r * r);
+    if (!root) continue;
+    double t = *root;
+    if (!accept_time(t, best.t)) continue;
+    best = {t, normalize(c0 + w * t - v), OracleFeature::kVertex};
+    found = true;
+  }
+  if (!found) return std::nullopt;
+  return best;
+}
+
+// Horizontal slice of a polytope at height z, in 2D: the points where its edges cross z (both ends of
+// an edge lying in z). Empty outside the polytope's z range.
+std::vector<Vec2d> slice_points(const OraclePolytope& poly, double z) {
+  std::vector<Vec2d> pts;
+  for (const auto& e : poly.edges) {
+    const Vec3d a = poly.vertices[std::size_t(e[0])];
+    const Vec3d b = poly.vertices[std::size_t(e[1])];
+    if (std::min(a.z, b.z) > z || std::max(a.z, b.z) < z) continue;
+    if (a.z == b.z) {
+      pts.push_back(xy(a));
+      pts.push_back(xy(b));
+    } else {
+      const double s = (z - a.z) / (b.z - a.z);
+      pts.push_back({a.x + (b.x - a.x) * s, a.y + (b.y - a.y) * s});
+    }
+  }
+  return hull_points_2d(pts);
+}
+
+// Distance from p to the closed interval [lo, hi].
+double interval_distance(double p, double lo, double hi) {
+  return std::max({0.0, lo - p, p - hi});
+}
+
+}  // namespace
+
+bool OraclePolytope::empty() const {
+  return !bounded || faces.size() < 4 || volume <= kMinVolume;
+}
+
+OraclePolytope make_oracle_polytope(std::span<const Planed> planes) {
+  OraclePolytope poly;
+  for (const Planed& p : planes) {
+    const double len = length(p.normal);
+    if (!(len > 0) || !std::isfinite(len) || !std::isfinite(p.d)) {
+      poly.bounded = false;
+      return poly;
+    }
+    poly.planes.push_back({p.normal * (1.0 / len), p.d / len});
+  }
+  std::vector<Planed> all = poly.planes;
+  for (int axis = 0; axis < 3; ++axis) {
+    Vec3d n{};
+    n[axis] = 1;
+    all.push_back({n, kBoundingExtent});
+    all.push_back({-n, kBoundingExtent});
+  }
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    for (std::size_t j = i + 1; j < all.size(); ++j) {
+      for (std::size_t k = j + 1; k < all.size(); ++k) {
+        const Vec3d jk = cross(all[j].normal, all[k].normal);
+        const double det = dot(all[i].normal, jk);
+        if (std::abs(det) < kSingularTriple) continue;
+        const Vec3d p = (jk * all[i].d + cross(all[k].normal, all[i].normal) * all[j].d +
+                         cross(all[i].normal, all[j].normal) * all[k].d) *
+                        (1.0 / det);
+        const bool inside = std::all_of(all.begin(), all.end(),
+                                        [&](const Planed& q) { return q.distance(p) <= kOracleOnPlane; });
+        if (inside) find_or_add_vertex(poly.vertices, p);
+      }
+    }
+  }
+  for (Vec3d v : poly.vertices) {
+    if (std::max({std::abs(v.x), std::abs(v.y), std::abs(v.z)}) >= kBoundingExtent - kOracleOnPlane) {
+      poly.bounded = false;
+      poly.vertices.clear();
+      return poly;
+    }
+  }
+  std::vector<std::vector<int>> seen;  // sorted loops, to drop duplicate planes' repeated faces
+  for (const Planed& plane : poly.planes) {
+    std::vector<int> on;
+    for (std::size_t v = 0; v < poly.vertices.size(); ++v) {
+      if (std::abs(plane.distance(poly.vertices[v])) <= kOracleOnPlane) on.push_back(int(v));
+    }
+    auto face = make_face(plane, poly.vertices, on);
+    if (!face) continue;
+    std::vector<int> key = face->loop;
+    std::sort(key.begin(), key.end());
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(std::move(key));
+    poly.faces.push_back(std::move(*face));
+  }
+  finish_polytope(poly);
+  return poly;
+}
+
+OraclePolytope make_oracle_hull(std::span<const Vec3d> points) {
+  OraclePolytope poly;
+  for (Vec3d p : points)
+    find_or_add_vertex(poly.vertices, p);
+  const auto& pts = poly.vertices;
+  // Candidate faces keyed by the set of points on them; each keeps the plane of its best-conditioned
+  // (largest) triangle.
+  std::map<std::vector<int>, std::pair<Planed, double>> candidates;
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    for (std::size_t j = i + 1; j < pts.size(); ++j) {
+      for (std::size_t k = j + 1; k < pts.size(); ++k) {
+        const Vec3d c = cross(pts[j] - pts[i], pts[k] - pts[i]);
+        const double area = length(c);
+        if (area < kMinTriangleCross) continue;
+        Planed plane{c * (1.0 / area), 0};
+        plane.d = dot(plane.normal, pts[i]);
+        double lo = kInfinity;
+        double hi = -kInfinity;
+        for (Vec3d p : pts) {
+          const double d = plane.distance(p);
+          lo = std::min(lo, d);
+          hi = std::max(hi, d);
+        }
+        if (hi > kOracleOnPlane) {
+          if (lo < -kOracleOnPlane) continue;  // points on both sides: not a supporting plane
+          plane = plane.flipped();
+        }
+        std::vector<int> on;
+        for (std::size_t v = 0; v < pts.size(); ++v) {
+          if (std::abs(plane.distance(pts[v])) <= kOracleOnPlane) on.push_back(int(v));
+        }
+        auto [it, inserted] = candidates.try_emplace(std::move(on), plane, area);
+        if (!inserted && area > it->second.second) it->second = {plane, area};
+      }
+    }
+  }
+  for (const auto& [on, plane_area] : candidates) {
+    auto face = make_face(plane_area.first, pts, on);
+    if (face) poly.faces.push_back(std::move(*face));
+  }
+  finish_polytope(poly);
+  return poly;
+}
+
+// The upright cylinder of radius r and height h with reference point p overlaps brush B exactly when p is
+// in the open set M = E + D_r, where E = hull(B, B - h z) and D_r is the horizontal disk of radius r.
+struct BrushOracle::CylinderHull {
+  OraclePolytope hull;              // E
+  std::vector<Planed> face_planes;  // of E, for the shifted-plane cull
+  std::vector<Vec2d> top;           // E's highest face, edge or vertex, in xy (counter-clockwise)
+  std::vector<Vec2d> bottom;
+};
+
+struct BrushOracle::CylinderCache {
+  std::mutex mutex;
+  std::map<double, std::vector<std::unique_ptr<CylinderHull>>> by_height;
+};
+
+BrushOracle::BrushOracle(std::span<const Brush> brushes) : cache_(std::make_unique<CylinderCache>()) {
+  for (const Brush& b : brushes) {
+    std::vector<Planed> planes;
+    for (const Plane& p : b.planes)
+      planes.push_back(to_double(p));
+    polytopes_.push_back(make_oracle_polytope(planes));
+    stored_planes_.push_back(std::move(planes));
+  }
+}
+
+BrushOracle::~BrushOracle() = default;
+BrushOracle::BrushOracle(BrushOracle&&) noexcept = default;
+BrushOracle& BrushOracle::operator=(BrushOracle&&) noexcept = default;
+
+const BrushOracle::CylinderHull& BrushOracle::cylinder_hull(std::size_t brush, double height) const {
+  std::lock_guard lock(cache_->mutex);
+  auto& per_brush = cache_->by_height[height];
+  if (per_brush.empty()) per_brush.resize(polytopes_.size());
+  auto& slot = per_brush[brush];
+  if (!slot) {
+    const OraclePolytope& poly = polytopes_[brush];
+    std::vector<Vec3d> pts = poly.vertices;
+    for (Vec3d v : poly.vertices)
+      pts.push_back(v - Vec3d{0, 0, height});
+    slot = std::make_unique<CylinderHull>();
+    slot->hull = make_oracle_hull(pts);
+    for (const auto& f : slot->hull.faces)
+      slot->face_planes.push_back(f.plane);
+    std::vector<Vec2d> top;
+    std::vector<Vec2d> bottom;
+    for (Vec3d v : slot->hull.vertices) {
+      if (v.z >= slot->hull.bounds.max.z - kCapTolerance) top.push_back(xy(v));
+      if (v.z <= slot->hull.bounds.min.z + kCapTolerance) bottom.push_back(xy(v));
+    }
+    slot->top = hull_points_2d(top);
+    slot->bottom = hull_points_2d(bottom);
+  }
+  return *slot;
+}
+
+std::int32_t BrushOracle::point_brush(Vec3d p) const {
+  for (std::int32_t i = 0; i < brush_count(); ++i) {
+    if (contains(i, p)) return i;
+  }
+  return -1;
+}
+
+bool BrushOracle::contains(std::int32_t brush, Vec3d p) const {
+  const OraclePolytope& poly = polytopes_[std::size_t(brush)];
+  if (poly.empty() || !grown(poly.bounds, kCullMargin).contains(p)) return false;
+  for (const Planed& plane : stored_planes_[std::size_t(brush)]) {
+    if (!(plane.distance(p) < 0.0)) return false;
+  }
+  return true;
+}
+
+double BrushOracle::distance_to_surface(Vec3d p) const {
+  double best = kInfinity;
+  for (const OraclePolytope& poly : polytopes_) {
+    if (poly.empty() || aabb_distance(poly.bounds, p) >= best) continue;
+    best = std::min(best, std::abs(signed_distance(poly, p)));
+  }
+  return best;
+}
+
+OracleHit BrushOracle::raycast(Vec3d from, Vec3d to) const {
+  const std::int32_t start = point_brush(from);
+  if (start >= 0) return start_solid_hit(start);
+  const Vec3d w = to - from;
+  FirstContact first;
+  for (std::int32_t id = 0; id < brush_count(); ++id) {
+    const OraclePolytope& poly = polytopes_[std::size_t(id)];
+    if (poly.empty() || !segment_meets_box(from, w, grown(poly.bounds, kCullMargin))) continue;
+    double t0 = -kInfinity;
+    double t1 = 1;
+    const Planed* entering = nullptr;
+    bool miss = false;
+    for (const Planed& plane : poly.planes) {
+      const double dist = plane.distance(from);
+      const double denom = dot(plane.normal, w);
+      if (denom == 0) {
+        miss = dist >= 0;  // parallel, on or in front: never strictly behind
+      } else if (denom < 0) {
+        if (-dist / denom > t0) {
+          t0 = -dist / denom;
+          entering = &plane;
+        }
+      } else {
+        t1 = std::min(t1, -dist / denom);
+      }
+      if (miss) break;
+    }
+    // A start on the surface (t0 = 0) moving in enters at 0; t0 < 0 can only come from the stored and
+    // normalised planes disagreeing about a start on the surface.
+    t0 = std::max(t0, 0.0);
+    if (miss || entering == nullptr || !(t0 < t1) || t0 > first.bound()) continue;
+    first.add(id, {t0, entering->normal, OracleFeature::kFace});
+  }
+  return first.result();
+}
+
+OracleHit BrushOracle::sweep_sphere(double radius, Vec3d centre_from, Vec3d centre_to) const {
+  const std::int32_t start = sphere_overlaps(radius, centre_from);
+  if (start >= 0) return start_solid_hit(start);
+  const Vec3d w = centre_to - centre_from;
+  const Vec3d grow_by = kCullMargin + Vec3d{radius, radius, radius};
+  FirstContact first;
+  for (std::int32_t id = 0; id < brush_count(); ++id) {
+    const OraclePolytope& poly = polytopes_[std::size_t(id)];
+    if (poly.empty() || !segment_meets_box(centre_from, w, grown(poly.bounds, grow_by))) continue;
+    const auto lower = shifted_plane_entry(poly.planes, centre_from, w, [&](Vec3d) { return radius; });
+    if (!lower || *lower > first.bound()) continue;
+    const auto entry = sphere_entry(poly, radius, centre_from, w, std::min(1.0, first.bound()));
+    if (entry) first.add(id, *entry);
+  }
+  return first.result();
+}
+
+OracleHit BrushOracle::sweep_cylinder(double radius, double height, Vec3d ref_from, Vec3d ref_to) const {
+  const std::int32_t start = cylinder_overlaps(radius, height, ref_from);
+  if (start >= 0) return start_solid_hit(start);
+  const Vec3d w = ref_to - ref_from;
+  FirstContact first;
+  for (std::int32_t id = 0; id < brush_count(); ++id) {
+    const OraclePolytope& poly = polytopes_[std::size_t(id)];
+    if (poly.empty()) continue;
+    Aabbd reach = grown(poly.bounds, kCullMargin);  // of M = E + D_r
+    reach.min = reach.min - Vec3d{radius, radius, height};
+    reach.max = reach.max + Vec3d{radius, radius, 0};
+    if (!segment_meets_box(ref_from, w, reach)) continue;
+    const CylinderHull& ch = cylinder_hull(std::size_t(id), height);
+    const OraclePolytope& e = ch.hull;
+    std::vector<Planed> face_planes;
+    for (const auto& f : e.faces)
+      face_planes.push_back(f.plane);
+    const auto lower = shifted_plane_entry(
+        face_planes, ref_from, w, [&](Vec3d n) { return radius * std::sqrt(n.x * n.x + n.y * n.y); });
+    if (!lower || *lower > first.bound()) continue;
+
+    BrushEntry best;
+    best.t = std::min(1.0, first.bound());
+    bool found = false;
+    // Faces of E translated by the disk's support point r n_xy / |n_xy|.
+    for (const auto& f : e.faces) {
+      const Vec3d n = f.plane.normal;
+      const double s = std::sqrt(n.x * n.x + n.y * n.y);
+      if (s <= kHorizontalNormal) continue;
+      const double denom = dot(n, w);
+      if (!(denom < 0)) continue;
+      double t = (f.plane.d + radius * s - dot(n, ref_from)) / denom;
+      if (!accept_time(t, best.t)) continue;
+      const Vec3d support{radius * n.x / s, radius * n.y / s, 0};
+      if (inside_face(e, f, ref_from + w * t - support, kOnFeature)) {
+        best = {t, n, OracleFeature::kFace};
+        found = true;
+      }
+    }
+    // Non-horizontal edges of E swept around by the disk's rim: |p_xy - q_xy(p_z)| = r, q on the edge.
+    for (const auto& edge : e.edges) {
+      Vec3d a = e.vertices[std::size_t(edge[0])];
+      Vec3d b = e.vertices[std::size_t(edge[1])];
+      if (a.z > b.z) std::swap(a, b);
+      const double rise = b.z - a.z;
+      if (rise <= kHorizontalEdgeSlope * length(b - a)) continue;
+      const Vec2d k{(b.x - a.x) / rise, (b.y - a.y) / rise};  // d q_xy / dz
+      const Vec2d g0{ref_from.x - a.x - (ref_from.z - a.z) * k.x,
+                     ref_from.y - a.y - (ref_from.z - a.z) * k.y};
+      const Vec2d g1{w.x - w.z * k.x, w.y - w.z * k.y};
+      const auto root = entry_root(dot2(g1, g1), 2 * dot2(g0, g1), dot2(g0, g0) - radius * radius);
+      if (!root) continue;
+      double t = *root;
+      if (!accept_time(t, best.t)) continue;
+      const double z = ref_from.z + w.z * t;
+      if (z < a.z - kOnFeature || z > b.z + kOnFeature) continue;
+      const Vec2d g{g0.x + g1.x * t, g0.y + g1.y * t};
+      best = {t, normalize(Vec3d{g.x, g.y, -dot2(g, k)}), OracleFeature::kEdge};
+      found = true;
+    }
+    // The top and bottom: E's highest (lowest) face, edge or vertex grown by the disk. Strictly within r,
+    // so that a cylinder sliding down a wall it touches does not hit the wall's top edge.
+    const double cap_z[2] = {e.bounds.max.z, e.bounds.min.z};
+    for (int side = 0; side < 2; ++side) {
+      const bool top = side == 0;
+      if (top ? !(w.z < 0) : !(w.z > 0)) continue;
+      double t = (cap_z[side] - ref_from.z) / w.z;
+      if (!accept_time(t, best.t)) continue;
+      const Vec2d at{ref_from.x + w.x * t, ref_from.y + w.y * t};
+      if (signed_distance_2d(top ? ch.top : ch.bottom, at) < radius) {
+        best = {t, Vec3d{0, 0, top ? 1.0 : -1.0}, OracleFeature::kCap};
+        found = true;
+      }
+    }
+    if (found) first.add(id, best);
+  }
+  return first.result();
+}
+
+std::int32_t BrushOracle::sphere_overlaps(double radius, Vec3d centre) const {
+  for (std::int32_t id = 0; id < brush_count(); ++id) {
+    const OraclePolytope& poly = polytopes_[std::size_t(id)];
+    if (poly.empty() || aabb_distance(poly.bounds, centre) >= std::max(radius, 0.0) + kOracleOnPlane)
+      continue;
+    const double m = max_plane_distance(poly, centre);
+    if (m < 0 || (m < radius && outside_distance(poly, centre) < radius)) return id;
+  }
+  return -1;
+}
+
+std::int32_t BrushOracle::cylinder_overlaps(double radius, double height, Vec3d ref) const {
+  for (std::int32_t id = 0; id < brush_count(); ++id) {
+    const OraclePolytope& poly = polytopes_[std::size_t(id)];
+    if (poly.empty()) continue;
+    // Open brush against the closed cylinder: separated bounds rule out overlap.
+    const Aabbd b = grown(poly.bounds, kCullMargin);
+    if (ref.z >= b.max.z || ref.z + height <= b.min.z) continue;
+    if (ref.x - radius >= b.max.x || ref.x + radius <= b.min.x) continue;
+    if (ref.y - radius >= b.max.y || ref.y + radius <= b.min.y) continue;
+    const CylinderHull& ch = cylinder_hull(std::size_t(id), height);
+    if (!(ref.z > ch.hull.bounds.min.z && ref.z < ch.hull.bounds.max.z)) continue;
+    const std::vector<Vec2d> slice = slice_points(ch.hull, ref.z);
+    if (signed_distance_2d(slice, xy(ref)) < radius) return id;
+  }
+  return -1;
+}
+
+double BrushOracle::sphere_gap(double radius, Vec3d centre) const {
+  double best = kInfinity;  // of distance to a brush
+  for (const OraclePolytope& poly : polytopes_) {
+    if (poly.empty() || aabb_distance(poly.bounds, centre) >= best) continue;
+    const double m = max_plane_distance(poly, centre);
+    best = std::min(best, m < 0 ? 0.0 : outside_distance(poly, centre));
+  }
+  return std::max(0.0, best - radius);
+}
+
+double BrushOracle::cylinder_gap(double radius, double height, Vec3d ref) const {
+  double best = kInfinity;
+  for (const OraclePolytope& poly : polytopes_) {
+    if (poly.empty()) continue;
+    const double zlo = poly.bounds.min.z;
+    const double zhi = poly.bounds.max.z;
+    // Lower bound from the bounds: the gap is at least the vertical and the horizontal separations.
+    const double dx = interval_distance(ref.x, poly.bounds.min.x, poly.bounds.max.x);
+    const double dy = interval_distance(ref.y, poly.bounds.min.y, poly.bounds.max.y);
+    const double dz = std::max({0.0, zlo - (ref.z + height), ref.z - zhi});
+    if (std::max(std::sqrt(dx * dx + dy * dy) - radius, dz) >= best) continue;
+    // gap = min over heights z of the brush of max(horizontal distance to its slice - r, distance from z
+    // to the cylinder's z range): both terms are convex in z, so golden-section search finds it.
+    const auto f = [&](double z) {
+      const double horizontal = std::max(0.0, signed_distance_2d(slice_points(poly, z), xy(ref)));
+      return std::max(horizontal - radius, interval_distance(z, ref.z, ref.z + height));
+    };
+    constexpr double kInvPhi = 0.6180339887498949;
+    double lo = zlo;
+    double hi = zhi;
+    double m1 = hi - kInvPhi * (hi - lo);
+    double m2 = lo + kInvPhi * (hi - lo);
+    double f1 = f(m1);
+    double f2 = f(m2);
+    for (int step = 0; step < kGoldenSteps && hi - lo > 0; ++step) {
+      if (f1 <= f2) {
+        hi = m2;
+        m2 = m1;
+        f2 = f1;
+        m1 = hi - kInvPhi * (hi - lo);
+        f1 = f(m1);
+      } else {
+        lo = m1;
+        m1 = m2;
+        f1 = f2;
+        m2 = lo + kInvPhi * (hi - lo);
+        f2 = f(m2);
+      }
+    }
+    best = std::min({best, f1, f2, f(zlo), f(zhi)});
+  }
+  return std::max(0.0, best);
+}
+
+OracleHit BrushOracle::sweep(const Shape& shape, Vec3d from, Vec3d to) const {
+  const Vec3d o = to_double(shape.offset);
+  switch (shape.kind) {
+    case ShapeKind::kPoint:
+      return raycast(from, to);
+    case ShapeKind::kSphere:
+      return sweep_sphere(shape.radius, from + o, to + o);
+    case ShapeKind::kCylinder:
+      return sweep_cylinder(shape.radius, shape.height, from + o, to + o);
+    default:
+      throw std::invalid_argument("BrushOracle::sweep: points, spheres and cylinders only");
+  }
+}
+
+std::int32_t BrushOracle::overlaps(const Shape& shape, Vec3d p) const {
+  const Vec3d o = to_double(shape.offset);
+  switch (shape.kind) {
+    case ShapeKind::kPoint:
+      return point_brush(p);
+    case ShapeKind::kSphere:
+      return sphere_overlaps(shape.radius, p + o);
+    case ShapeKind::kCylinder:
+      return cylinder_overlaps(shape.radius, shape.height, p + o);
+    default:
+      throw std::invalid_argument("BrushOracle::overlaps: points, spheres and cylinders only");
+  }
+}
+
+double BrushOracle::gap(const Shape& shape, Vec3d p) const {
+  const Vec3d o = to_double(shape.offset);
+  switch (shape.kind) {
+    case ShapeKind::kPoint:
+      return sphere_gap(0.0, p);
+    case ShapeKind::kSphere:
+      return sphere_gap(shape.radius, p + o);
+    case ShapeKind::kCylinder:
+      return cylinder_gap(shape.radius, shape.height, p + o);
+    default:
+      throw std::invalid_argument("BrushOracle::gap: points, spheres and cylinders only");
+  }
+}
+
+}  // namespace shiftcast

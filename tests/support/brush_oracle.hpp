@@ -1,0 +1,151 @@
+// BrushOracle: brute-force, exact answers to the collision queries, to test the BSP against.
+//
+// It shares no code with the BSP or with collision/convex_polytope: every brush becomes an OraclePolytope
+// (vertices from plane triples, ordered face loops, edges) and every query loops over all brushes in double
+// with closed-form per-feature tests (RTR 25.11.3: faces, then edge cylinders, then vertex spheres). It is
+// slow by design, O(brushes x features) per query with AABB culling only, and it trusts nothing the BSP
+// computes.
+//
+//   BrushOracle oracle(level.brushes);
+//   OracleHit want = oracle.sweep_cylinder(15, 56, from, to);      // exact first contact
+//   EXPECT_LE(bsp.fraction, want.fraction + tol);                  // the BSP is never late,
+//   EXPECT_EQ(oracle.cylinder_overlaps(15, 56, end), kNoBrush);    // never stops in solid,
+//   EXPECT_LE(oracle.cylinder_gap(15, 56, end), bound);            // and is early by at most `bound`.
+//
+// Contact convention, the same as collision/: brushes are open sets, so a shape touching a brush does not
+// overlap it. A sweep hits at the first time its shape touches a brush that the motion then enters; motion
+// that only slides along a face or is exactly tangent to an edge or vertex is not a hit. Near-tangent
+// motion is a hit however shallow, so tests comparing against another implementation should check robust
+// cases with a slightly shrunk shape (a hit with radius r - e is a hit every implementation must find).
+//
+// Ties: when several brushes are hit within kOracleTieFraction of the first contact (or contain the start
+// point), the lowest brush id is reported.
+//
+// Threading: queries are const; cylinder queries build and cache, per brush and per cylinder height, the
+// hull they sweep against, behind a mutex, so concurrent queries are safe but serialise on that cache.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "collision/aabb.hpp"
+#include "collision/brush.hpp"
+#include "collision/plane.hpp"
+#include "collision/shape.hpp"
+#include "collision/vec3.hpp"
+
+namespace shiftcast {
+
+// A vertex within this distance of a plane lies on it (faces, boundedness); vertices closer than this to
+// each other are one vertex. Far above double rounding at level scale (4096 x 2^-52 ~ 1e-12), far below
+// any feature of a level.
+inline constexpr double kOracleOnPlane = 1e-6;
+
+// Sweep entries closer than this (as a fraction of the motion) count as simultaneous; the lowest id wins.
+inline constexpr double kOracleTieFraction = 1e-9;
+
+// cylinder_gap() minimises over height by golden-section search, which converges to double rounding; its
+// answer is within this of the exact gap (rounding in z is amplified by the inverse slope of nearly
+// horizontal faces, which keeps it far below this for any level geometry).
+inline constexpr double kOracleCylinderGapPrecision = 1e-7;
+
+// A convex polytope with its full boundary structure, in double.
+struct OraclePolytope {
+  struct Face {
+    Planed plane;           // unit outward normal
+    std::vector<int> loop;  // vertex indices, counter-clockwise seen from outside, no collinear points
+  };
+
+  std::vector<Planed> planes;  // every input plane, normalised (redundant ones included); empty for a hull
+  std::vector<Vec3d> vertices;
+  std::vector<Face> faces;
+  std::vector<std::array<int, 2>> edges;  // each once, from consecutive loop vertices
+  Aabbd bounds;
+  double volume = 0;
+  bool bounded = true;  // false: the planes do not close the brush within ±2^20
+
+  bool empty() const;  // unbounded, or no volume: such a brush is never hit and never contains anything
+};
+
+// From planes (outward normals of any non-zero length): vertices are the plane-triple intersections not in
+// front of any plane by more than kOracleOnPlane.
+OraclePolytope make_oracle_polytope(std::span<const Planed> planes);
+// The convex hull of points, by brute force over point triples (O(n^4)); for the cylinder's swept hulls.
+OraclePolytope make_oracle_hull(std::span<const Vec3d> points);
+
+enum class OracleFeature : std::uint8_t {
+  kNone,
+  kFace,    // a face of the (grown) brush
+  kEdge,    // an edge: sphere -> round cylinder, upright cylinder -> elliptic cylinder
+  kVertex,  // a vertex sphere (sphere sweeps only)
+  kCap,     // top or bottom of the cylinder's grown brush
+};
+
+struct OracleHit {
+  bool hit = false;
+  bool start_solid = false;  // the shape overlaps a brush at the start: hit, fraction 0, zero normal, kNone
+  double fraction = 1.0;     // first contact, in [0, 1]; 1 when there is no hit
+  Vec3d normal{};            // unit outward normal of the grown brush at the contact point
+  std::int32_t brush = -1;   // -1 when there is no hit (kNoBrush)
+  OracleFeature feature = OracleFeature::kNone;
+};
+
+class BrushOracle {
+ public:
+  explicit BrushOracle(std::span<const Brush> brushes);
+  ~BrushOracle();
+  BrushOracle(BrushOracle&&) noexcept;
+  BrushOracle& operator=(BrushOracle&&) noexcept;
+
+  std::int32_t brush_count() const { return std::int32_t(polytopes_.size()); }
+  const OraclePolytope& polytope(std::int32_t brush) const { return polytopes_[std::size_t(brush)]; }
+
+  // Points. Containment uses the stored float planes in double, exactly like brush_contains().
+  std::int32_t point_brush(Vec3d p) const;  // lowest id strictly containing p, or -1
+  bool contains(std::int32_t brush, Vec3d p) const;
+  // Distance from p to the nearest brush surface, inside or out: tests skip points closer than their
+  // tolerance, where float planes may legitimately decide either way.
+  double distance_to_surface(Vec3d p) const;
+
+  // First entry of the segment from -> to into the open interior of any brush (Cyrus-Beck per brush);
+  // the normal is that of the entering plane. A segment that only touches a face, edge or vertex misses.
+  OracleHit raycast(Vec3d from, Vec3d to) const;
+
+  // First contact of a moving sphere (centre from -> to) and of an upright cylinder (axis +z, reference
+  // point at the bottom centre, ref from -> to) with the union of the brushes.
+  OracleHit sweep_sphere(double radius, Vec3d centre_from, Vec3d centre_to) const;
+  OracleHit sweep_cylinder(double radius, double height, Vec3d ref_from, Vec3d ref_to) const;
+
+  // Static overlap, strict (touching is not overlapping): the lowest id of a brush the shape overlaps,
+  // or -1. Use them to check that a reported end position is never in solid.
+  std::int32_t sphere_overlaps(double radius, Vec3d centre) const;
+  std::int32_t cylinder_overlaps(double radius, double height, Vec3d ref) const;
+
+  // How far the shape is from touching any brush (0 when touching or overlapping): for the sphere the
+  // Euclidean distance from centre to the brushes minus the radius; for the cylinder the smallest g >= 0
+  // such that the cylinder grown by g (radius r + g, z from ref.z - g to ref.z + h + g) touches a brush.
+  // A trace that stops early leaves such a gap; its size is the early-hit error.
+  double sphere_gap(double radius, Vec3d centre) const;
+  double cylinder_gap(double radius, double height, Vec3d ref) const;
+
+  // The same queries for a collision/ Shape at reference point p (its offset honoured). Points, spheres
+  // and cylinders only; other kinds throw std::invalid_argument.
+  OracleHit sweep(const Shape& shape, Vec3d from, Vec3d to) const;
+  std::int32_t overlaps(const Shape& shape, Vec3d p) const;
+  double gap(const Shape& shape, Vec3d p) const;
+
+ private:
+  struct CylinderHull;
+  struct CylinderCache;
+
+  const CylinderHull& cylinder_hull(std::size_t brush, double height) const;
+
+  std::vector<OraclePolytope> polytopes_;
+  std::vector<std::vector<Planed>> stored_planes_;  // exactly as given, in double
+  std::unique_ptr<CylinderCache> cache_;
+};
+
+}  // namespace shiftcast

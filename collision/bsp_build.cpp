@@ -11,9 +11,6 @@
 namespace shiftcast {
 namespace {
 
-// Cost of one brush split against one unit of imbalance when scoring splitters: splits multiply nodes
-// below, imbalance only adds depth.
-constexpr int kSplitCost = 6;
 // Normals this close to a coordinate axis count as axial when breaking ties between splitters.
 constexpr double kAxialTolerance = 1e-9;
 // Faces whose normals' z parts exceed this with opposite signs meet at an edge that needs a horizontal
@@ -168,7 +165,7 @@ class Builder {
             break;
         }
       }
-      const long score = kSplitCost * splits + std::abs((front + splits) - (back + splits));
+      const long score = options_.split_cost * splits + std::abs((front + splits) - (back + splits));
       const bool axial = is_axial(plane.normal);
       if (score < best_score || (score == best_score && axial && !best_axial)) {
         best = plane;

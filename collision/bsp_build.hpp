@@ -37,6 +37,9 @@ struct BspBuildOptions {
   bool add_bevels = true;
   // Candidate splitters scored per node; more gives slightly better trees at higher build cost.
   int max_splitter_candidates = 48;
+  // Score of a splitter = split_cost · (fragments it cuts) + |front − back|: higher values trade depth for
+  // fewer brush splits, hence fewer solid cells and bevel chains.
+  int split_cost = 6;
 };
 
 struct BspBuildStats {

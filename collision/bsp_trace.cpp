@@ -82,31 +82,39 @@ class Tracer {
 
   // Finds the earliest solid contact within [t0, t1]; lowers `best` and returns true when one is found.
   bool first_impact(std::int32_t child, double t0, double t1, Entry entry, Impact& best) const {
-    if (child == kEmptyLeaf) return false;
-    if (is_solid_leaf(child)) {
-      best = {t0, entry, leaf_brush(child)};
-      return true;
-    }
-    Span back;
-    Span front;
-    split(child, t0, t1, entry, back, front);
-    // Visit first the side whose share of the motion starts first: its hit shortens the other's search.
-    const bool back_first = back.present && (!front.present || back.t0 <= front.t0);
-    const BspNode& node = nodes_[child];
-    const Span& a = back_first ? back : front;
-    const Span& b = back_first ? front : back;
-    const std::int32_t a_child = node.child[back_first ? 0 : 1];
-    const std::int32_t b_child = node.child[back_first ? 1 : 0];
-
-    bool hit = false;
-    if (a.present) hit = first_impact(a_child, a.t0, a.t1, a.entry, best);
-    if (b.present) {
-      const double b_end = hit ? std::min(b.t1, best.t) : b.t1;
-      if (b.t0 < b_end || (b.t0 == b_end && !hit)) {
-        if (first_impact(b_child, b.t0, b_end, b.entry, best)) hit = true;  // never clears an earlier hit
+    for (;;) {
+      if (child == kEmptyLeaf) return false;
+      if (is_solid_leaf(child)) {
+        best = {t0, entry, leaf_brush(child)};
+        return true;
       }
+      const BspNode& node = nodes_[child];
+      Span back;
+      Span front;
+      split(child, t0, t1, entry, back, front);
+      back.present &= node.child[0] != kEmptyLeaf;
+      front.present &= node.child[1] != kEmptyLeaf;
+      if (!back.present || !front.present) {
+        // One way down (always so in bevel chains and face chains): loop instead of recursing.
+        if (!back.present && !front.present) return false;
+        const Span& only = back.present ? back : front;
+        child = node.child[back.present ? 0 : 1];
+        t0 = only.t0;
+        t1 = only.t1;
+        entry = only.entry;
+        continue;
+      }
+      // Visit first the side whose share of the motion starts first: its hit shortens the other's search.
+      const bool back_first = back.t0 <= front.t0;
+      const Span& a = back_first ? back : front;
+      const Span& b = back_first ? front : back;
+      const bool hit = first_impact(node.child[back_first ? 0 : 1], a.t0, a.t1, a.entry, best);
+      const double b_end = hit ? std::min(b.t1, best.t) : b.t1;
+      const bool b_reaches = b.t0 < b_end || (b.t0 == b_end && !hit);
+      // A hit in `a` is never cleared by a miss in `b` (the digest's fix of HitCheckBSP line 12).
+      if (b_reaches && first_impact(node.child[back_first ? 1 : 0], b.t0, b_end, b.entry, best)) return true;
+      return hit;
     }
-    return hit;
   }
 
   // Latest t such that [ts, t) stays in one solid leaf region entered at or before ts; ts if none.
@@ -124,37 +132,52 @@ class Tracer {
   }
 
  private:
+  // Shares [t0, t1] between the node's children. Distances at both ends decide most nodes without a
+  // division; only a segment that crosses a shifted plane pays for the crossing time.
   void split(std::int32_t index, double t0, double t1, Entry entry, Span& back, Span& front) const {
     const BspNode& node = nodes_[index];
     const Vec3d n = to_double(node.plane.normal);
     const double ds = dot(n, from_) - double(node.plane.d);
     const double dw = dot(n, delta_);
     const ShiftOffsets off = offsets_(n);
+    const double d0 = ds + t0 * dw;
+    const double d1 = ds + t1 * dw;
     back = {t0, t1, entry, false};
     front = {t0, t1, entry, false};
     if (dw == 0.0 || t0 == t1) {
-      const double dist = ds + t0 * dw;
-      back.present = dist < off.back;
-      front.present = dist >= -off.front;
+      back.present = d0 < off.back;
+      front.present = d0 >= -off.front;
       return;
     }
-    const double t_back = (off.back - ds) / dw;     // leaves (dw > 0) or enters (dw < 0) the back region
-    const double t_front = (-off.front - ds) / dw;  // enters (dw > 0) or leaves (dw < 0) the front region
-    if (dw > 0.0) {
-      back.t1 = std::min(t1, t_back);
-      if (t_front >= t0) {
-        front.t0 = t_front;
+    if (dw > 0.0) {  // moving to the front: back is [t0, t_back), front is [t_front, t1]
+      if (d1 < off.back) {
+        back.present = true;
+      } else if (d0 < off.back) {
+        back.t1 = (off.back - ds) / dw;
+        back.present = t0 < back.t1;
+      }
+      if (d0 > -off.front) {
+        front.present = true;
+      } else if (d1 >= -off.front) {
+        front.t0 = (-off.front - ds) / dw;
         front.entry = {index, true};
+        front.present = front.t0 < t1;
       }
-    } else {
-      if (t_back >= t0) {
-        back.t0 = t_back;
+    } else {  // moving to the back: back is (t_back, t1], front is [t0, t_front]
+      if (d0 < off.back) {
+        back.present = true;
+      } else if (d1 < off.back) {
+        back.t0 = (off.back - ds) / dw;
         back.entry = {index, false};
+        back.present = back.t0 < t1;
       }
-      front.t1 = std::min(t1, t_front);
+      if (d1 >= -off.front) {
+        front.present = true;
+      } else if (d0 > -off.front) {
+        front.t1 = (-off.front - ds) / dw;
+        front.present = t0 < front.t1;
+      }
     }
-    back.present = back.t0 < back.t1;
-    front.present = front.t0 < front.t1;
   }
 
   const BspNode* nodes_;

@@ -23,6 +23,8 @@ namespace {
 constexpr int kPoints = 100000;
 constexpr int kRays = 100000;
 constexpr int kSweeps = 100000;
+// The procedural level's default thin-wall thickness (ProceduralLevelOptions::wall_thickness).
+constexpr float kWallThickness = 1.0f;
 // Points closer than this to a brush surface may be classified either way by the float planes and the
 // build's kPlaneEpsilon; they are skipped.
 constexpr double kSurfaceSkip = 1e-3;
@@ -150,13 +152,14 @@ struct SweepReport {
   int sweeps = 0;
   int exact_hits = 0;
   int early = 0;
+  int long_thin_wall_hits = 0;  // exact first contacts with a 1-unit wall on a 4096-unit motion
   double max_gap = 0;
   double max_early_units = 0;
 };
 
 // Sweeps `shape` from random free starts and checks the three promises against the oracle.
-void check_sweeps(const BspTree& tree, const BrushOracle& oracle, const Shape& shape, double gap_bound,
-                  std::uint32_t seed, SweepReport& report) {
+void check_sweeps(const BspTree& tree, const BrushOracle& oracle, const ProceduralLevel& level,
+                  const Shape& shape, double gap_bound, std::uint32_t seed, SweepReport& report) {
   Random random(seed);
   const double radius = shape.radius;
   for (int i = 0; i < kSweeps; ++i) {
@@ -175,6 +178,8 @@ void check_sweeps(const BspTree& tree, const BrushOracle& oracle, const Shape& s
     // 2. The end position is never in solid.
     ASSERT_EQ(oracle.overlaps(shape, to_double(got.end_position)), kNoBrush) << "ends in solid, sweep " << i;
     report.exact_hits += want.hit;
+    report.long_thin_wall_hits +=
+        want.hit && len > 4000 && level.features[std::size_t(want.brush)] == BrushFeature::kThinWall;
     // 3. Early only by a bounded gap.
     if (got.hit && got_units < want_units - kLateTolerance) {
       ++report.early;
@@ -188,35 +193,88 @@ void check_sweeps(const BspTree& tree, const BrushOracle& oracle, const Shape& s
 }
 
 void print(const char* what, const SweepReport& r, double radius) {
-  std::printf("%s: %d sweeps, %d exact contacts, %d early (%.2f%%), max gap %.4f units = %.4f r\n", what,
-              r.sweeps, r.exact_hits, r.early, 100.0 * r.early / std::max(1, r.sweeps), r.max_gap,
-              r.max_gap / radius);
+  std::printf(
+      "%s: %d sweeps, %d exact contacts (%d on 1-unit walls at 4096 units), %d early (%.2f%%), max gap "
+      "%.4f units = %.4f r\n",
+      what, r.sweeps, r.exact_hits, r.long_thin_wall_hits, r.early, 100.0 * r.early / std::max(1, r.sweeps),
+      r.max_gap, r.max_gap / radius);
 }
 
 TEST_F(BspOracleTest, SphereSweepsNeverTunnelNeverEndInSolidAndAreEarlyOnlyByABoundedGap) {
   for (float radius : {8.0f, 24.0f}) {
     const Shape sphere = Shape::sphere(radius);
     SweepReport bevelled;
-    check_sweeps(*bevelled_, *oracle_, sphere, kBevelledGapPerRadius, 3, bevelled);
+    check_sweeps(*bevelled_, *oracle_, *level_, sphere, kBevelledGapPerRadius, 3, bevelled);
     print(radius == 8 ? "sphere r8, bevels" : "sphere r24, bevels", bevelled, radius);
     EXPECT_GT(bevelled.sweeps, kSweeps / 2);
     EXPECT_GT(bevelled.exact_hits, bevelled.sweeps / 10);
+    EXPECT_GT(bevelled.long_thin_wall_hits, 200);
   }
   SweepReport plain;
-  check_sweeps(*plain_, *oracle_, Shape::sphere(8), kPlainGapPerRadius, 3, plain);
+  check_sweeps(*plain_, *oracle_, *level_, Shape::sphere(8), kPlainGapPerRadius, 3, plain);
   print("sphere r8, no bevels", plain, 8);
 }
 
 TEST_F(BspOracleTest, CylinderSweepsNeverTunnelNeverEndInSolidAndAreEarlyOnlyByABoundedGap) {
   const Shape player = Shape::cylinder(15, 56);
   SweepReport bevelled;
-  check_sweeps(*bevelled_, *oracle_, player, kBevelledGapPerRadius, 4, bevelled);
+  check_sweeps(*bevelled_, *oracle_, *level_, player, kBevelledGapPerRadius, 4, bevelled);
   print("cylinder r15 h56, bevels", bevelled, 15);
   EXPECT_GT(bevelled.sweeps, kSweeps / 2);
   EXPECT_GT(bevelled.exact_hits, bevelled.sweeps / 10);
+  EXPECT_GT(bevelled.long_thin_wall_hits, 200);
   SweepReport plain;
-  check_sweeps(*plain_, *oracle_, player, kPlainGapPerRadius, 4, plain);
+  check_sweeps(*plain_, *oracle_, *level_, player, kPlainGapPerRadius, 4, plain);
   print("cylinder r15 h56, no bevels", plain, 15);
+}
+
+TEST_F(BspOracleTest, FastSweepsStraightThroughOneUnitWallsAreAlwaysStopped) {
+  // Every thin wall, shot through its broad face from 2048 units away to 2048 units beyond, by a ray, a
+  // sphere and the player cylinder: the exact oracle and the BSP must both stop them, the BSP no later.
+  Random random(6);
+  const Shape shapes[] = {Shape::point(), Shape::sphere(8), Shape::cylinder(15, 56)};
+  int walls = 0;
+  int crossings = 0;
+  for (std::size_t b = 0; b < level_->brushes.size(); ++b) {
+    if (level_->features[b] != BrushFeature::kThinWall) continue;
+    const std::vector<Plane>& planes = level_->brushes[b].planes;
+    Vec3 normal{};
+    for (const Plane& p : planes) {
+      for (const Plane& q : planes) {
+        if (dot(p.normal, q.normal) < -0.9999f && std::abs(p.d + q.d - kWallThickness) < 1e-3f)
+          normal = p.normal;
+      }
+    }
+    ASSERT_NE(normal, (Vec3{})) << "thin wall " << b << " has no pair of planes one unit apart";
+    ++walls;
+    const OraclePolytope& poly = oracle_->polytope(std::int32_t(b));
+    Vec3d centre{};
+    for (Vec3d v : poly.vertices)
+      centre += v;
+    centre = centre * (1.0 / double(poly.vertices.size()));
+    for (int i = 0; i < 600; ++i) {
+      const Shape& shape = shapes[i % 3];
+      const Vec3d vertex = poly.vertices[std::size_t(random.uniform(0, float(poly.vertices.size()) - 0.01f))];
+      const Vec3 target = to_float(lerp(centre, vertex, double(random.uniform(0, 0.9f))));
+      // Cylinders are aimed with their middle, not their feet, at the target.
+      const Vec3 aim = shape.kind == ShapeKind::kCylinder ? target - Vec3{0, 0, 28} : target;
+      const Vec3 from = aim + normal * 2048.0f + random.direction() * 64.0f;
+      const Vec3 to = aim - normal * 2048.0f + random.direction() * 64.0f;
+      if (oracle_->overlaps(shape, to_double(from)) != kNoBrush) continue;
+      const OracleHit want = oracle_->sweep(shape, to_double(from), to_double(to));
+      const TraceResult got = bevelled_->trace(shape, from, to);
+      ASSERT_TRUE(want.hit) << "the oracle missed wall " << b;
+      ASSERT_TRUE(got.hit) << "tunnelled through wall " << b << " shot " << i;
+      const double len = length(to_double(to) - to_double(from));
+      ASSERT_LE(double(got.fraction) * len, want.fraction * len + kLateTolerance)
+          << "wall " << b << " shot " << i;
+      ASSERT_EQ(oracle_->overlaps(shape, to_double(got.end_position)), kNoBrush);
+      ++crossings;
+    }
+  }
+  std::printf("%d thin walls, %d crossings\n", walls, crossings);
+  EXPECT_GE(walls, 5);
+  EXPECT_GT(crossings, walls * 400);
 }
 
 }  // namespace

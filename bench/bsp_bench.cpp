@@ -287,7 +287,7 @@ void BM_BuildBsp(benchmark::State& state) {
   }
   state.counters["brushes"] = double(level.brushes.size());
   state.counters["nodes"] = stats.nodes;
-  state.counters["bevel_nodes"] = stats.bevel_nodes;
+  state.counters["bevel_planes"] = stats.bevel_planes;
   state.counters["depth"] = stats.max_depth;
 }
 BENCHMARK(BM_BuildBsp)->Arg(240)->Arg(kLevelBrushes)->Unit(benchmark::kMillisecond);

@@ -87,7 +87,7 @@ class Builder {
     for (const Fragment& f : fragments) {
       if (fills_cell(f) && (filling == nullptr || f.brush < filling->brush)) filling = &f;
     }
-    if (filling != nullptr) return solid_leaf_with_bevels(*filling, depth);
+    if (filling != nullptr) return solid_leaf_with_bevels(*filling);
 
     const Planed splitter = choose_splitter(fragments);
     std::vector<Fragment> back;
@@ -131,6 +131,8 @@ class Builder {
   }
 
   std::vector<BspNode> nodes;
+  std::vector<BspLeaf> leaves;
+  std::vector<Plane> bevels;
   BspBuildStats stats;
 
  private:
@@ -176,20 +178,21 @@ class Builder {
     return best;
   }
 
-  std::int32_t solid_leaf_with_bevels(const Fragment& cell, std::int32_t depth) {
+  std::int32_t solid_leaf_with_bevels(const Fragment& cell) {
     ++stats.solid_leaves;
-    const std::int32_t leaf = solid_leaf(cell.brush);
-    if (!options_.add_bevels) return leaf;
+    BspLeaf& leaf = leaves.emplace_back(BspLeaf{cell.brush, std::int32_t(bevels.size()), 0});
+    const std::int32_t child = solid_leaf(std::int32_t(leaves.size()) - 1);
+    if (!options_.add_bevels) return child;
 
     const std::vector<Vec3d> vertices = cell.poly.vertices(kPlaneEpsilon);
     std::vector<Vec3d> normals;
     for (const PolytopeFace& face : cell.poly.faces)
       normals.push_back(face.plane.normal);
-    std::vector<Plane> bevels;
     const auto add_bevel = [&](Vec3d n) {
       if (std::any_of(normals.begin(), normals.end(), [&](Vec3d m) { return same_direction(m, n); })) return;
       normals.push_back(n);
       bevels.push_back(supporting_float_plane(n, vertices));
+      ++leaf.bevel_count;
     };
     for (int axis = 0; axis < 3; ++axis) {
       for (double sign : {-1.0, 1.0}) {
@@ -228,17 +231,8 @@ class Builder {
         if (straddles) add_bevel(normalize(ni * -nj.z + nj * ni.z));
       }
     }
-    if (bevels.empty()) return leaf;
-
-    const std::int32_t first = std::int32_t(nodes.size());
-    for (std::size_t k = 0; k < bevels.size(); ++k) {
-      const bool last = k + 1 == bevels.size();
-      nodes.push_back({bevels[k], {last ? leaf : first + std::int32_t(k) + 1, kEmptyLeaf}});
-      ++stats.empty_leaves;
-    }
-    stats.bevel_nodes += std::int32_t(bevels.size());
-    stats.max_depth = std::max(stats.max_depth, depth + std::int32_t(bevels.size()));
-    return first;
+    stats.bevel_planes += leaf.bevel_count;
+    return child;
   }
 
   const BspBuildOptions& options_;
@@ -304,12 +298,13 @@ BspBuildResult build_bsp(std::span<const Brush> brushes, const BspBuildOptions& 
                                .brushes_empty = result.stats.brushes_empty,
                                .brush_splits = builder.stats.brush_splits,
                                .nodes = std::int32_t(builder.nodes.size()),
-                               .bevel_nodes = builder.stats.bevel_nodes,
+                               .bevel_planes = builder.stats.bevel_planes,
                                .solid_leaves = builder.stats.solid_leaves,
                                .empty_leaves = builder.stats.empty_leaves,
                                .max_depth = builder.stats.max_depth,
                                .build_ms = 0};
-  result.tree = BspTree(std::move(builder.nodes), root, std::int32_t(brushes.size()), bounds);
+  result.tree = BspTree(std::move(builder.nodes), std::move(builder.leaves), std::move(builder.bevels), root,
+                        std::int32_t(brushes.size()), bounds);
   result.stats.build_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
@@ -319,9 +314,9 @@ std::string format_stats(const BspBuildStats& s) {
   char line[256];
   std::snprintf(
       line, sizeof line,
-      "brushes %d (empty %d, splits %d), nodes %d (bevels %d), leaves %d solid + %d empty, depth %d, "
+      "brushes %d (empty %d, splits %d), nodes %d, leaves %d solid + %d empty, bevel planes %d, depth %d, "
       "built in %.1f ms",
-      s.brushes, s.brushes_empty, s.brush_splits, s.nodes, s.bevel_nodes, s.solid_leaves, s.empty_leaves,
+      s.brushes, s.brushes_empty, s.brush_splits, s.nodes, s.solid_leaves, s.empty_leaves, s.bevel_planes,
       s.max_depth, s.build_ms);
   return line;
 }

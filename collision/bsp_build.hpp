@@ -5,8 +5,10 @@
 // solid exactly when some brush fragment fills its whole cell, so the solid set is the union of the
 // brushes, up to kPlaneEpsilon. Above every solid leaf the build inserts bevel planes (RTR 25.5,
 // Fig. 25.17): axial planes at the cell's bounds, and a plane through every cell edge whose outer angle
-// exceeds 90 degrees. Each bevel supports its cell, so point queries do not change, but shape sweeps no
-// longer meet shifted planes far out in empty space near sharp corners.
+// exceeds 90 degrees; for upright cylinders also the four horizontal diagonals and a horizontal plane
+// through every edge between an upward and a downward face. Each bevel supports its cell, so point
+// queries do not change, but shape sweeps no longer meet shifted planes far out in empty space near
+// sharp corners.
 //
 //   BspBuildResult built = build_bsp(brushes, {});
 //   if (built.error != BspBuildError::kNone) ...;     // names the brush at fault in built.error_brush
@@ -46,11 +48,11 @@ struct BspBuildStats {
   std::int32_t brushes = 0;
   std::int32_t brushes_empty = 0;  // no volume (planes exclude each other): skipped
   std::int32_t brush_splits = 0;   // brush fragments cut in two by a splitter
-  std::int32_t nodes = 0;          // all interior nodes, bevels included
-  std::int32_t bevel_nodes = 0;
+  std::int32_t nodes = 0;          // interior nodes
+  std::int32_t bevel_planes = 0;   // over all solid leaves
   std::int32_t solid_leaves = 0;
   std::int32_t empty_leaves = 0;
-  std::int32_t max_depth = 0;  // interior nodes on the longest root-to-leaf path, bevels included
+  std::int32_t max_depth = 0;  // interior nodes on the longest root-to-leaf path
   double build_ms = 0;
 };
 

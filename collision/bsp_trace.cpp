@@ -7,6 +7,7 @@
 // distance along the motion is ds + t·dw. The back child gets the part with distance < back offset
 // (open), the front child the part with distance >= −front offset (closed), so for a point the two
 // sides partition space exactly and a motion lying in a splitter plane is never lost between them.
+// A solid leaf's bevels narrow the part that reached it like a chain of back-only nodes would.
 #include <algorithm>
 #include <cmath>
 
@@ -16,11 +17,13 @@ namespace shiftcast {
 namespace {
 
 // Per-shape offset functors: the traversal is instantiated once per shape kind so the offset of each
-// node plane inlines to a few multiplies.
+// node plane inlines to a few multiplies. kClipsBevels: a point needs no bevels (each supports its cell).
 struct PointOffsets {
+  static constexpr bool kClipsBevels = false;
   ShiftOffsets operator()(Vec3d) const { return {0.0, 0.0}; }
 };
 struct SphereOffsets {
+  static constexpr bool kClipsBevels = true;
   double radius;
   Vec3d centre;
   ShiftOffsets operator()(Vec3d n) const {
@@ -29,6 +32,7 @@ struct SphereOffsets {
   }
 };
 struct CylinderOffsets {
+  static constexpr bool kClipsBevels = true;
   double radius;
   double height;
   Vec3d bottom;
@@ -39,6 +43,7 @@ struct CylinderOffsets {
   }
 };
 struct BoxOffsets {
+  static constexpr bool kClipsBevels = true;
   Vec3d half;
   Vec3d centre;
   ShiftOffsets operator()(Vec3d n) const {
@@ -48,15 +53,16 @@ struct BoxOffsets {
   }
 };
 struct HullOffsets {
+  static constexpr bool kClipsBevels = true;
   const Shape* shape;
   ShiftOffsets operator()(Vec3d n) const { return shape->shift_offsets(n); }
 };
 
-// The plane through which the current segment start was entered: node index and whether the front side
-// was entered (the solid is then in front, so the contact normal is −n). node < 0: never raised, so the
-// segment starts where the motion starts.
+// The plane through which the current segment start was entered (a node plane or a bevel), and whether
+// its front side was entered (the solid is then in front, so the contact normal is −n). No plane: the
+// start was never raised, so the segment starts where the motion starts.
 struct Entry {
-  std::int32_t node = -1;
+  const Plane* plane = nullptr;
   bool front = false;
 };
 
@@ -66,7 +72,7 @@ struct Impact {
   std::int32_t brush = kNoBrush;
 };
 
-// A child's share of the segment [t0, t1].
+// A share of the segment [t0, t1].
 struct Span {
   double t0;
   double t1;
@@ -74,28 +80,91 @@ struct Span {
   bool present;
 };
 
+// The part of [t0, t1] where the plane distance ds + t·dw is < back (open): the solid side grown by
+// the shape. Distances at both ends decide most cases without a division; only a segment that crosses
+// the shifted plane pays for the crossing time.
+Span back_part(const Plane& plane, double ds, double dw, double back, double t0, double t1, Entry entry) {
+  const double d0 = ds + t0 * dw;
+  const double d1 = ds + t1 * dw;
+  Span s{t0, t1, entry, false};
+  if (dw == 0.0 || t0 == t1) {
+    s.present = d0 < back;
+  } else if (dw > 0.0) {  // leaving the back side: [t0, t_back)
+    if (d1 < back) {
+      s.present = true;
+    } else if (d0 < back) {
+      s.t1 = (back - ds) / dw;
+      s.present = t0 < s.t1;
+    }
+  } else {  // entering the back side: (t_back, t1]
+    if (d0 < back) {
+      s.present = true;
+    } else if (d1 < back) {
+      s.t0 = (back - ds) / dw;
+      s.entry = {&plane, false};
+      s.present = s.t0 < t1;
+    }
+  }
+  return s;
+}
+
+// The part of [t0, t1] where the plane distance is >= −front (closed): the empty side shrunk by the
+// shape. Closed, so that for a point the two sides partition space and nothing lying in a plane is lost.
+Span front_part(const Plane& plane, double ds, double dw, double front, double t0, double t1, Entry entry) {
+  const double d0 = ds + t0 * dw;
+  const double d1 = ds + t1 * dw;
+  Span s{t0, t1, entry, false};
+  if (dw == 0.0 || t0 == t1) {
+    s.present = d0 >= -front;
+  } else if (dw > 0.0) {  // entering the front side: [t_front, t1]
+    if (d0 > -front) {
+      s.present = true;
+    } else if (d1 >= -front) {
+      s.t0 = (-front - ds) / dw;
+      s.entry = {&plane, true};
+      s.present = s.t0 < t1;
+    }
+  } else {  // leaving the front side: [t0, t_front]
+    if (d1 >= -front) {
+      s.present = true;
+    } else if (d0 > -front) {
+      s.t1 = (-front - ds) / dw;
+      s.present = t0 < s.t1;
+    }
+  }
+  return s;
+}
+
 template <class Offsets>
 class Tracer {
  public:
-  Tracer(std::span<const BspNode> nodes, Offsets offsets, Vec3d from, Vec3d delta)
-      : nodes_(nodes.data()), offsets_(offsets), from_(from), delta_(delta) {}
+  Tracer(const BspTree& tree, Offsets offsets, Vec3d from, Vec3d delta)
+      : nodes_(tree.nodes().data()),
+        leaves_(tree.leaves().data()),
+        bevels_(tree.bevels().data()),
+        offsets_(offsets),
+        from_(from),
+        delta_(delta) {}
 
   // Finds the earliest solid contact within [t0, t1]; lowers `best` and returns true when one is found.
   bool first_impact(std::int32_t child, double t0, double t1, Entry entry, Impact& best) const {
     for (;;) {
       if (child == kEmptyLeaf) return false;
       if (is_solid_leaf(child)) {
-        best = {t0, entry, leaf_brush(child)};
+        const BspLeaf& leaf = leaves_[leaf_index(child)];
+        Span s{t0, t1, entry, true};
+        if (!clip_bevels(leaf, s)) return false;
+        best = {s.t0, s.entry, leaf.brush};
         return true;
       }
       const BspNode& node = nodes_[child];
       Span back;
       Span front;
-      split(child, t0, t1, entry, back, front);
+      split(node, t0, t1, entry, back, front);
       back.present &= node.child[0] != kEmptyLeaf;
       front.present &= node.child[1] != kEmptyLeaf;
       if (!back.present || !front.present) {
-        // One way down (always so in bevel chains and face chains): loop instead of recursing.
+        // One way down (always so along a brush's face chain): loop instead of recursing.
         if (!back.present && !front.present) return false;
         const Span& only = back.present ? back : front;
         child = node.child[back.present ? 0 : 1];
@@ -120,11 +189,14 @@ class Tracer {
   // Latest t such that [ts, t) stays in one solid leaf region entered at or before ts; ts if none.
   double solid_reach(std::int32_t child, double t0, double t1, double ts) const {
     if (child == kEmptyLeaf || t0 > ts) return ts;
-    if (is_solid_leaf(child)) return std::max(ts, t1);
+    if (is_solid_leaf(child)) {
+      Span s{t0, t1, {}, true};
+      return clip_bevels(leaves_[leaf_index(child)], s) && s.t0 <= ts ? std::max(ts, s.t1) : ts;
+    }
+    const BspNode& node = nodes_[child];
     Span back;
     Span front;
-    split(child, t0, t1, {}, back, front);
-    const BspNode& node = nodes_[child];
+    split(node, t0, t1, {}, back, front);
     double reach = ts;
     if (back.present) reach = std::max(reach, solid_reach(node.child[0], back.t0, back.t1, ts));
     if (front.present) reach = std::max(reach, solid_reach(node.child[1], front.t0, front.t1, ts));
@@ -132,78 +204,68 @@ class Tracer {
   }
 
  private:
-  // Shares [t0, t1] between the node's children. Distances at both ends decide most nodes without a
-  // division; only a segment that crosses a shifted plane pays for the crossing time.
-  void split(std::int32_t index, double t0, double t1, Entry entry, Span& back, Span& front) const {
-    const BspNode& node = nodes_[index];
+  void split(const BspNode& node, double t0, double t1, Entry entry, Span& back, Span& front) const {
     const Vec3d n = to_double(node.plane.normal);
     const double ds = dot(n, from_) - double(node.plane.d);
     const double dw = dot(n, delta_);
     const ShiftOffsets off = offsets_(n);
-    const double d0 = ds + t0 * dw;
-    const double d1 = ds + t1 * dw;
-    back = {t0, t1, entry, false};
-    front = {t0, t1, entry, false};
-    if (dw == 0.0 || t0 == t1) {
-      back.present = d0 < off.back;
-      front.present = d0 >= -off.front;
-      return;
-    }
-    if (dw > 0.0) {  // moving to the front: back is [t0, t_back), front is [t_front, t1]
-      if (d1 < off.back) {
-        back.present = true;
-      } else if (d0 < off.back) {
-        back.t1 = (off.back - ds) / dw;
-        back.present = t0 < back.t1;
-      }
-      if (d0 > -off.front) {
-        front.present = true;
-      } else if (d1 >= -off.front) {
-        front.t0 = (-off.front - ds) / dw;
-        front.entry = {index, true};
-        front.present = front.t0 < t1;
-      }
-    } else {  // moving to the back: back is (t_back, t1], front is [t0, t_front]
-      if (d0 < off.back) {
-        back.present = true;
-      } else if (d1 < off.back) {
-        back.t0 = (off.back - ds) / dw;
-        back.entry = {index, false};
-        back.present = back.t0 < t1;
-      }
-      if (d1 >= -off.front) {
-        front.present = true;
-      } else if (d0 > -off.front) {
-        front.t1 = (-off.front - ds) / dw;
-        front.present = t0 < front.t1;
+    back = back_part(node.plane, ds, dw, off.back, t0, t1, entry);
+    front = front_part(node.plane, ds, dw, off.front, t0, t1, entry);
+  }
+
+  // Narrows `s` to the back side of every bevel of the leaf; false when nothing is left.
+  bool clip_bevels(const BspLeaf& leaf, Span& s) const {
+    if constexpr (Offsets::kClipsBevels) {
+      for (std::int32_t k = 0; k < leaf.bevel_count; ++k) {
+        const Plane& bevel = bevels_[leaf.first_bevel + k];
+        const Vec3d n = to_double(bevel.normal);
+        s = back_part(bevel, dot(n, from_) - double(bevel.d), dot(n, delta_), offsets_(n).back, s.t0, s.t1,
+                      s.entry);
+        if (!s.present) return false;
       }
     }
+    return true;
   }
 
   const BspNode* nodes_;
+  const BspLeaf* leaves_;
+  const Plane* bevels_;
   Offsets offsets_;
   Vec3d from_;
   Vec3d delta_;
 };
 
 template <class Offsets>
-std::int32_t overlap_brush(const BspNode* nodes, std::int32_t child, const Offsets& offsets, Vec3d p) {
+std::int32_t overlap_brush(const BspTree& tree, std::int32_t child, const Offsets& offsets, Vec3d p) {
+  const auto back_of = [&](const Plane& plane, ShiftOffsets& off) {
+    const Vec3d n = to_double(plane.normal);
+    off = offsets(n);
+    return dot(n, p) - double(plane.d);
+  };
   while (!is_leaf(child)) {
-    const BspNode& node = nodes[child];
-    const Vec3d n = to_double(node.plane.normal);
-    const double dist = dot(n, p) - double(node.plane.d);
-    const ShiftOffsets off = offsets(n);
+    const BspNode& node = tree.nodes()[std::size_t(child)];
+    ShiftOffsets off;
+    const double dist = back_of(node.plane, off);
     const bool back = dist < off.back;
     const bool front = dist >= -off.front;
     if (back && front) {
-      const std::int32_t found = overlap_brush(nodes, node.child[0], offsets, p);
+      const std::int32_t found = overlap_brush(tree, node.child[0], offsets, p);
       if (found != kNoBrush) return found;
       child = node.child[1];
     } else {
       child = node.child[back ? 0 : 1];
     }
   }
-  return is_solid_leaf(child) ? leaf_brush(child) : kNoBrush;
+  if (child == kEmptyLeaf) return kNoBrush;
+  const BspLeaf& leaf = tree.leaves()[std::size_t(leaf_index(child))];
+  if constexpr (Offsets::kClipsBevels) {
+    for (const Plane& bevel :
+         tree.bevels().subspan(std::size_t(leaf.first_bevel), std::size_t(leaf.bevel_count))) {
+      ShiftOffsets off;
+      if (!(back_of(bevel, off) < off.back)) return kNoBrush;
+    }
+  }
+  return leaf.brush;
 }
 
 template <class Offsets>
@@ -212,7 +274,7 @@ TraceResult run_trace(const BspTree& tree, const Offsets& offsets, Vec3 from, Ve
   result.end_position = to;
   const Vec3d from_d = to_double(from);
   const Vec3d delta = to_double(to) - from_d;
-  const Tracer<Offsets> tracer(tree.nodes(), offsets, from_d, delta);
+  const Tracer<Offsets> tracer(tree, offsets, from_d, delta);
   Impact impact;
   const double t_end = delta == Vec3d{} ? 0.0 : 1.0;
   if (!tracer.first_impact(tree.root(), 0.0, t_end, {}, impact)) return result;
@@ -220,7 +282,7 @@ TraceResult run_trace(const BspTree& tree, const Offsets& offsets, Vec3 from, Ve
   result.hit = true;
   result.brush = impact.brush;
   result.fraction = float(std::clamp(impact.t, 0.0, 1.0));
-  if (impact.entry.node < 0) {
+  if (impact.entry.plane == nullptr) {
     result.start_solid = true;
     result.fraction = 0.0f;
     result.end_position = from;
@@ -234,8 +296,8 @@ TraceResult run_trace(const BspTree& tree, const Offsets& offsets, Vec3 from, Ve
     result.all_solid = t_end == 0.0 || reach >= 1.0;
     return result;
   }
-  const BspNode& node = tree.nodes()[std::size_t(impact.entry.node)];
-  const Vec3d normal = impact.entry.front ? -to_double(node.plane.normal) : to_double(node.plane.normal);
+  const Vec3d plane_normal = to_double(impact.entry.plane->normal);
+  const Vec3d normal = impact.entry.front ? -plane_normal : plane_normal;
   result.normal = to_float(normal);
   // The entering plane approaches at speed −n·delta > 0 per unit t; back off kSurfaceBackoff along n.
   const double approach = -dot(normal, delta);
@@ -296,16 +358,15 @@ OverlapResult BspTree::overlap(const Shape& shape, Vec3 position) const {
     result.status = QueryStatus::kInvalidShape;
     return result;
   }
-  result.brush = with_offsets(shape, [&](const auto& offsets) {
-    return overlap_brush(nodes_.data(), root_, offsets, to_double(position));
-  });
+  result.brush = with_offsets(
+      shape, [&](const auto& offsets) { return overlap_brush(*this, root_, offsets, to_double(position)); });
   result.overlap = result.brush != kNoBrush;
   return result;
 }
 
 std::int32_t BspTree::point_brush(Vec3 p) const {
   if (!is_finite(p)) return kNoBrush;
-  return overlap_brush(nodes_.data(), root_, PointOffsets{}, to_double(p));
+  return overlap_brush(*this, root_, PointOffsets{}, to_double(p));
 }
 
 }  // namespace shiftcast

@@ -29,16 +29,26 @@ namespace shiftcast {
 
 // One interior node: 24 bytes, stored depth-first so a descent mostly walks forward in memory.
 // child[0] is behind the plane (the side solid is on), child[1] in front. A child >= 0 is a node index;
-// kEmptyLeaf is empty space; a value <= kSolidLeafBase is the solid leaf of brush (kSolidLeafBase − value).
+// kEmptyLeaf is empty space; a value <= kSolidLeafBase is solid leaf number (kSolidLeafBase − value).
 struct BspNode {
   Plane plane;
   std::int32_t child[2];
 };
 
+// A solid leaf: the brush it belongs to and its bevel planes. Melax inserts bevels as extra nodes above
+// the leaf, each with an empty front child; a chain like that is exactly a list of planes to clip by, so
+// they are stored as one contiguous run in BspTree::bevels(). Shape queries clip by them; point queries
+// skip them, since a bevel supports its cell and cannot change a point's answer.
+struct BspLeaf {
+  std::int32_t brush;
+  std::int32_t first_bevel;
+  std::int32_t bevel_count;
+};
+
 inline constexpr std::int32_t kEmptyLeaf = -1;
 inline constexpr std::int32_t kSolidLeafBase = -2;
-constexpr std::int32_t solid_leaf(std::int32_t brush) {
-  return kSolidLeafBase - brush;
+constexpr std::int32_t solid_leaf(std::int32_t leaf_index) {
+  return kSolidLeafBase - leaf_index;
 }
 constexpr bool is_leaf(std::int32_t child) {
   return child < 0;
@@ -46,7 +56,7 @@ constexpr bool is_leaf(std::int32_t child) {
 constexpr bool is_solid_leaf(std::int32_t child) {
   return child <= kSolidLeafBase;
 }
-constexpr std::int32_t leaf_brush(std::int32_t child) {
+constexpr std::int32_t leaf_index(std::int32_t child) {
   return kSolidLeafBase - child;
 }
 
@@ -54,17 +64,19 @@ enum class BspLoadError : std::uint8_t {
   kNone,
   kBadRoot,   // root is neither a node index nor a leaf
   kBadChild,  // a child index out of range or not after its parent (would allow cycles)
+  kBadLeaf,   // a solid leaf index out of range, or its bevel run outside the bevel array
   kBadBrush,  // a solid leaf names a brush outside [0, brush_count)
-  kBadPlane,  // non-finite or non-unit normal
+  kBadPlane,  // non-finite or non-unit normal, in a node or a bevel
 };
 
 class BspTree {
  public:
   BspTree() = default;
 
-  // Adopts nodes produced by build_bsp() or read from a compiled level. Children must come after their
+  // Adopts arrays produced by build_bsp() or read from a compiled level. Children must come after their
   // parent (which rules out cycles); check() reports the first violation.
-  BspTree(std::vector<BspNode> nodes, std::int32_t root, std::int32_t brush_count, Aabb bounds);
+  BspTree(std::vector<BspNode> nodes, std::vector<BspLeaf> leaves, std::vector<Plane> bevels,
+          std::int32_t root, std::int32_t brush_count, Aabb bounds);
   BspLoadError check() const;
 
   TraceResult trace(const Shape& shape, Vec3 from, Vec3 to) const;
@@ -73,12 +85,16 @@ class BspTree {
   std::int32_t point_brush(Vec3 p) const;
 
   std::span<const BspNode> nodes() const { return nodes_; }
+  std::span<const BspLeaf> leaves() const { return leaves_; }
+  std::span<const Plane> bevels() const { return bevels_; }
   std::int32_t root() const { return root_; }
   std::int32_t brush_count() const { return brush_count_; }
   const Aabb& bounds() const { return bounds_; }  // of all brushes
 
  private:
   std::vector<BspNode> nodes_;
+  std::vector<BspLeaf> leaves_;
+  std::vector<Plane> bevels_;
   std::int32_t root_ = kEmptyLeaf;
   std::int32_t brush_count_ = 0;
   Aabb bounds_;

@@ -36,6 +36,10 @@ constexpr double kSingularTriple = 1e-12;
 // rounding at level scale, far below any feature size.
 constexpr double kVertexOnPlane = 1e-6;
 
+// Rejection sampling of directions drops samples this close (squared) to the origin, whose direction
+// rounding would bias.
+constexpr double kMinSampleNorm2 = 1e-2;
+
 using Vec2d = std::array<double, 2>;
 
 // Hand-made uniform helpers over mt19937 (whose output the standard fixes bit for bit): the standard
@@ -57,7 +61,7 @@ class Rng {
       const double x = uniform(-1, 1);
       const double y = uniform(-1, 1);
       const double s = x * x + y * y;
-      if (s > 1e-2 && s <= 1.0) {
+      if (s > kMinSampleNorm2 && s <= 1.0) {
         const double inv = 1.0 / std::sqrt(s);
         return {x * inv, y * inv};
       }
@@ -68,7 +72,7 @@ class Rng {
     for (;;) {
       std::array<double, 4> q{uniform(-1, 1), uniform(-1, 1), uniform(-1, 1), uniform(-1, 1)};
       const double s = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-      if (s > 1e-2 && s <= 1.0) {
+      if (s > kMinSampleNorm2 && s <= 1.0) {
         const double inv = 1.0 / std::sqrt(s);
         for (double& c : q)
           c *= inv;

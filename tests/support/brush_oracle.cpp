@@ -28,11 +28,11 @@ constexpr Vec3d kCullMargin{kOracleOnPlane, kOracleOnPlane, kOracleOnPlane};
 // Brushes are closed inside this box to detect unbounded plane sets (a vertex on the box = unbounded).
 constexpr double kBoundingExtent = 1 << 20;
 
-// A contact point may lie this far outside its face polygon, or its edge's extent, and still count: the
-// neighbouring feature covers the same contact, so this only prevents rounding from opening seams.
+// Feature tests are inclusive by this much: a contact point may lie this far outside its face polygon,
+// its edge's extent or its cap and still count, so rounding never opens a seam between features. It can
+// only move a chord's ends by about this distance along the motion; whether the motion enters at all is
+// decided by the strict static test at the chord's middle.
 constexpr double kOnFeature = 1e-7;
-// Entry times this far below 0 (as a fraction) are a start exactly touching, moving in: contact at 0.
-constexpr double kRootSlack = 1e-12;
 // Motion with less than this squared length (units^2) across an edge or towards a vertex never enters it.
 constexpr double kMinQuadraticA = 1e-24;
 // The upright cylinder's grown brush: a face with |n_xy| below this is horizontal (handled by the caps);
@@ -266,6 +266,14 @@ double aabb_distance(const Aabbd& box, Vec3d p) {
   return length(d);
 }
 
+// Strict: the sphere overlaps the open brush when its centre is closer than r (inside counts, so r = 0
+// is the point test). The bounds and the plane distances are lower bounds on the distance: cheap outs.
+bool sphere_overlaps_brush(const OraclePolytope& poly, double r, Vec3d c) {
+  if (aabb_distance(poly.bounds, c) >= std::max(r, 0.0) + kCullMargin.x) return false;
+  const double m = max_plane_distance(poly, c);
+  return m < 0 || (m < r && outside_distance(poly, c) < r);
+}
+
 // Does the segment p0 + t w, t in [0, 1], meet the closed box? (slab test)
 bool segment_meets_box(Vec3d p0, Vec3d w, const Aabbd& box) {
   double t0 = 0;
@@ -291,22 +299,40 @@ Aabbd grown(Aabbd box, Vec3d by) {
   return box;
 }
 
-// The entering root of a t^2 + b t + c = 0: the smaller one, computed without cancellation
-// (q = -(b + sign(b) sqrt(disc)) / 2, roots q/a and c/q). A double root is a tangency, not an entry.
-std::optional<double> entry_root(double a, double b, double c) {
+// Both roots of a t^2 + b t + c = 0, smaller first, computed without cancellation
+// (q = -(b + sign(b) sqrt(disc)) / 2, roots q/a and c/q). A double root (tangency) counts: whether the
+// motion enters is decided afterwards, for the whole grown brush.
+std::optional<std::array<double, 2>> quadratic_roots(double a, double b, double c) {
   if (!(a > kMinQuadraticA)) return std::nullopt;
   const double disc = b * b - 4 * a * c;
-  if (!(disc > 0)) return std::nullopt;
+  if (!(disc >= 0)) return std::nullopt;
   const double q = -0.5 * (b + std::copysign(std::sqrt(disc), b));
-  return std::min(q / a, c / q);
+  if (q == 0) return std::array<double, 2>{0.0, 0.0};
+  const double t0 = q / a;
+  const double t1 = c / q;
+  return std::array<double, 2>{std::min(t0, t1), std::max(t0, t1)};
 }
 
-// Keeps t when it is a valid entry time before `best`; clamps a start exactly on the surface to 0.
-bool accept_time(double& t, double best) {
-  if (!(t >= -kRootSlack) || !(t <= best)) return false;
-  t = std::max(t, 0.0);
-  return true;
-}
+// Where the infinite line p0 + t w meets one closed grown brush: from t_in to t_out, and the feature and
+// normal where it comes in. Every feature test is inclusive, so the chord is never too short; whether the
+// line meets the open interior (rather than sliding along the surface) is checked separately.
+struct Chord {
+  double t_in = kInfinity;
+  double t_out = -kInfinity;
+  Vec3d normal{};
+  OracleFeature feature = OracleFeature::kNone;
+
+  void enter(double t, Vec3d n, OracleFeature f) {
+    if (t < t_in) {
+      t_in = t;
+      normal = n;
+      feature = f;
+    }
+  }
+  void leave(double t) { t_out = std::max(t_out, t); }
+  // The motion (t in [0, 1]) reaches the chord, which is longer than a point.
+  bool crosses_motion() const { return t_in < t_out && t_in < 1 && t_out > 0; }
+};
 
 struct BrushEntry {
   double t = kInfinity;
@@ -374,21 +400,20 @@ std::optional<double> shifted_plane_entry(std::span<const Planed> planes, Vec3d 
   return t0;
 }
 
-// First contact of a sphere (centre c0 + t w) with one polytope, at or before `limit`.
-std::optional<BrushEntry> sphere_entry(const OraclePolytope& poly, double r, Vec3d c0, Vec3d w,
-                                       double limit) {
-  BrushEntry best;
-  best.t = limit;
-  bool found = false;
+// The chord of a sphere's centre line (c0 + t w) through the brush grown by the sphere: faces pushed
+// out by r, edges grown to round cylinders, vertices to spheres (RTR 25.11.3).
+Chord sphere_chord(const OraclePolytope& poly, double r, Vec3d c0, Vec3d w) {
+  Chord chord;
   for (const auto& face : poly.faces) {
     const Vec3d n = face.plane.normal;
     const double denom = dot(n, w);
-    if (!(denom < 0)) continue;
-    double t = (face.plane.d + r - dot(n, c0)) / denom;
-    if (!accept_time(t, best.t)) continue;
-    if (inside_face(poly, face, c0 + w * t - n * r, kOnFeature)) {
-      best = {t, n, OracleFeature::kFace};
-      found = true;
+    if (denom == 0) continue;
+    const double t = (face.plane.d + r - dot(n, c0)) / denom;
+    if (!inside_face(poly, face, c0 + w * t - n * r, kOnFeature)) continue;
+    if (denom < 0) {
+      chord.enter(t, n, OracleFeature::kFace);
+    } else {
+      chord.leave(t);
     }
   }
   for (const auto& e : poly.edges) {
@@ -399,27 +424,29 @@ std::optional<BrushEntry> sphere_entry(const OraclePolytope& poly, double r, Vec
     const Vec3d m = c0 - a;
     const Vec3d m_perp = m - axis * dot(m, axis);
     const Vec3d w_perp = w - axis * dot(w, axis);
-    const auto root = entry_root(dot(w_perp, w_perp), 2 * dot(m_perp, w_perp), dot(m_perp, m_perp) - r * r);
-    if (!root) continue;
-    double t = *root;
-    if (!accept_time(t, best.t)) continue;
-    const Vec3d c = c0 + w * t;
-    const double s = dot(c - a, axis);
-    if (s < -kOnFeature || s > len + kOnFeature) continue;
-    best = {t, normalize(c - (a + axis * s)), OracleFeature::kEdge};
-    found = true;
+    const auto roots =
+        quadratic_roots(dot(w_perp, w_perp), 2 * dot(m_perp, w_perp), dot(m_perp, m_perp) - r * r);
+    if (!roots) continue;
+    for (int k = 0; k < 2; ++k) {
+      const double t = (*roots)[k];
+      const Vec3d c = c0 + w * t;
+      const double s = dot(c - a, axis);
+      if (s < -kOnFeature || s > len + kOnFeature) continue;
+      if (k == 0) {
+        chord.enter(t, normalize(c - (a + axis * s)), OracleFeature::kEdge);
+      } else {
+        chord.leave(t);
+      }
+    }
   }
   for (Vec3d v : poly.vertices) {
     const Vec3d m = c0 - v;
-    const auto root = entry_root(dot(w, w), 2 * dot(m, w), dot(m, m) - r * r);
-    if (!root) continue;
-    double t = *root;
-    if (!accept_time(t, best.t)) continue;
-    best = {t, normalize(c0 + w * t - v), OracleFeature::kVertex};
-    found = true;
+    const auto roots = quadratic_roots(dot(w, w), 2 * dot(m, w), dot(m, m) - r * r);
+    if (!roots) continue;
+    chord.enter((*roots)[0], normalize(c0 + w * (*roots)[0] - v), OracleFeature::kVertex);
+    chord.leave((*roots)[1]);
   }
-  if (!found) return std::nullopt;
-  return best;
+  return chord;
 }
 
 // Horizontal slice of a polytope at height z, in 2D: the points where its edges cross z (both ends of
@@ -679,8 +706,11 @@ OracleHit BrushOracle::sweep_sphere(double radius, Vec3d centre_from, Vec3d cent
     if (poly.empty() || !segment_meets_box(centre_from, w, grown(poly.bounds, grow_by))) continue;
     const auto lower = shifted_plane_entry(poly.planes, centre_from, w, [&](Vec3d) { return radius; });
     if (!lower || *lower > first.bound()) continue;
-    const auto entry = sphere_entry(poly, radius, centre_from, w, std::min(1.0, first.bound()));
-    if (entry) first.add(id, *entry);
+    const Chord chord = sphere_chord(poly, radius, centre_from, w);
+    if (!chord.crosses_motion() || chord.t_in > first.bound()) continue;
+    // Inside the chord of a convex set either every point is interior or none is (sliding along it).
+    if (!sphere_overlaps_brush(poly, radius, centre_from + w * (0.5 * (chord.t_in + chord.t_out)))) continue;
+    first.add(id, {std::max(chord.t_in, 0.0), chord.normal, chord.feature});
   }
   return first.result();
 }
@@ -699,29 +729,24 @@ OracleHit BrushOracle::sweep_cylinder(double radius, double height, Vec3d ref_fr
     if (!segment_meets_box(ref_from, w, reach)) continue;
     const CylinderHull& ch = cylinder_hull(std::size_t(id), height);
     const OraclePolytope& e = ch.hull;
-    std::vector<Planed> face_planes;
-    for (const auto& f : e.faces)
-      face_planes.push_back(f.plane);
     const auto lower = shifted_plane_entry(
-        face_planes, ref_from, w, [&](Vec3d n) { return radius * std::sqrt(n.x * n.x + n.y * n.y); });
+        ch.face_planes, ref_from, w, [&](Vec3d n) { return radius * std::sqrt(n.x * n.x + n.y * n.y); });
     if (!lower || *lower > first.bound()) continue;
 
-    BrushEntry best;
-    best.t = std::min(1.0, first.bound());
-    bool found = false;
+    Chord chord;
     // Faces of E translated by the disk's support point r n_xy / |n_xy|.
     for (const auto& f : e.faces) {
       const Vec3d n = f.plane.normal;
       const double s = std::sqrt(n.x * n.x + n.y * n.y);
-      if (s <= kHorizontalNormal) continue;
       const double denom = dot(n, w);
-      if (!(denom < 0)) continue;
-      double t = (f.plane.d + radius * s - dot(n, ref_from)) / denom;
-      if (!accept_time(t, best.t)) continue;
+      if (s <= kHorizontalNormal || denom == 0) continue;
+      const double t = (f.plane.d + radius * s - dot(n, ref_from)) / denom;
       const Vec3d support{radius * n.x / s, radius * n.y / s, 0};
-      if (inside_face(e, f, ref_from + w * t - support, kOnFeature)) {
-        best = {t, n, OracleFeature::kFace};
-        found = true;
+      if (!inside_face(e, f, ref_from + w * t - support, kOnFeature)) continue;
+      if (denom < 0) {
+        chord.enter(t, n, OracleFeature::kFace);
+      } else {
+        chord.leave(t);
       }
     }
     // Non-horizontal edges of E swept around by the disk's rim: |p_xy - q_xy(p_z)| = r, q on the edge.
@@ -735,31 +760,38 @@ OracleHit BrushOracle::sweep_cylinder(double radius, double height, Vec3d ref_fr
       const Vec2d g0{ref_from.x - a.x - (ref_from.z - a.z) * k.x,
                      ref_from.y - a.y - (ref_from.z - a.z) * k.y};
       const Vec2d g1{w.x - w.z * k.x, w.y - w.z * k.y};
-      const auto root = entry_root(dot2(g1, g1), 2 * dot2(g0, g1), dot2(g0, g0) - radius * radius);
-      if (!root) continue;
-      double t = *root;
-      if (!accept_time(t, best.t)) continue;
-      const double z = ref_from.z + w.z * t;
-      if (z < a.z - kOnFeature || z > b.z + kOnFeature) continue;
-      const Vec2d g{g0.x + g1.x * t, g0.y + g1.y * t};
-      best = {t, normalize(Vec3d{g.x, g.y, -dot2(g, k)}), OracleFeature::kEdge};
-      found = true;
-    }
-    // The top and bottom: E's highest (lowest) face, edge or vertex grown by the disk. Strictly within r,
-    // so that a cylinder sliding down a wall it touches does not hit the wall's top edge.
-    const double cap_z[2] = {e.bounds.max.z, e.bounds.min.z};
-    for (int side = 0; side < 2; ++side) {
-      const bool top = side == 0;
-      if (top ? !(w.z < 0) : !(w.z > 0)) continue;
-      double t = (cap_z[side] - ref_from.z) / w.z;
-      if (!accept_time(t, best.t)) continue;
-      const Vec2d at{ref_from.x + w.x * t, ref_from.y + w.y * t};
-      if (signed_distance_2d(top ? ch.top : ch.bottom, at) < radius) {
-        best = {t, Vec3d{0, 0, top ? 1.0 : -1.0}, OracleFeature::kCap};
-        found = true;
+      const auto roots = quadratic_roots(dot2(g1, g1), 2 * dot2(g0, g1), dot2(g0, g0) - radius * radius);
+      if (!roots) continue;
+      for (int i = 0; i < 2; ++i) {
+        const double t = (*roots)[i];
+        const double z = ref_from.z + w.z * t;
+        if (z < a.z - kOnFeature || z > b.z + kOnFeature) continue;
+        if (i == 0) {
+          const Vec2d g{g0.x + g1.x * t, g0.y + g1.y * t};
+          chord.enter(t, normalize(Vec3d{g.x, g.y, -dot2(g, k)}), OracleFeature::kEdge);
+        } else {
+          chord.leave(t);
+        }
       }
     }
-    if (found) first.add(id, best);
+    // The top and bottom: E's highest (lowest) face, edge or vertex grown by the disk.
+    if (w.z != 0) {
+      for (const bool top : {true, false}) {
+        const double t = ((top ? e.bounds.max.z : e.bounds.min.z) - ref_from.z) / w.z;
+        const Vec2d at{ref_from.x + w.x * t, ref_from.y + w.y * t};
+        if (!(signed_distance_2d(top ? ch.top : ch.bottom, at) <= radius + kOnFeature)) continue;
+        if ((w.z < 0) == top) {
+          chord.enter(t, Vec3d{0, 0, top ? 1.0 : -1.0}, OracleFeature::kCap);
+        } else {
+          chord.leave(t);
+        }
+      }
+    }
+    if (!chord.crosses_motion() || chord.t_in > first.bound()) continue;
+    // Inside the chord of a convex set either every point is interior or none is (sliding along it).
+    const Vec3d mid = ref_from + w * (0.5 * (chord.t_in + chord.t_out));
+    if (!cylinder_overlaps_brush(std::size_t(id), radius, height, mid)) continue;
+    first.add(id, {std::max(chord.t_in, 0.0), chord.normal, chord.feature});
   }
   return first.result();
 }
@@ -767,29 +799,31 @@ OracleHit BrushOracle::sweep_cylinder(double radius, double height, Vec3d ref_fr
 std::int32_t BrushOracle::sphere_overlaps(double radius, Vec3d centre) const {
   for (std::int32_t id = 0; id < brush_count(); ++id) {
     const OraclePolytope& poly = polytopes_[std::size_t(id)];
-    if (poly.empty() || aabb_distance(poly.bounds, centre) >= std::max(radius, 0.0) + kOracleOnPlane)
-      continue;
-    const double m = max_plane_distance(poly, centre);
-    if (m < 0 || (m < radius && outside_distance(poly, centre) < radius)) return id;
+    if (!poly.empty() && sphere_overlaps_brush(poly, radius, centre)) return id;
   }
   return -1;
 }
 
 std::int32_t BrushOracle::cylinder_overlaps(double radius, double height, Vec3d ref) const {
   for (std::int32_t id = 0; id < brush_count(); ++id) {
-    const OraclePolytope& poly = polytopes_[std::size_t(id)];
-    if (poly.empty()) continue;
-    // Open brush against the closed cylinder: separated bounds rule out overlap.
-    const Aabbd b = grown(poly.bounds, kCullMargin);
-    if (ref.z >= b.max.z || ref.z + height <= b.min.z) continue;
-    if (ref.x - radius >= b.max.x || ref.x + radius <= b.min.x) continue;
-    if (ref.y - radius >= b.max.y || ref.y + radius <= b.min.y) continue;
-    const CylinderHull& ch = cylinder_hull(std::size_t(id), height);
-    if (!(ref.z > ch.hull.bounds.min.z && ref.z < ch.hull.bounds.max.z)) continue;
-    const std::vector<Vec2d> slice = slice_points(ch.hull, ref.z);
-    if (signed_distance_2d(slice, xy(ref)) < radius) return id;
+    if (cylinder_overlaps_brush(std::size_t(id), radius, height, ref)) return id;
   }
   return -1;
+}
+
+bool BrushOracle::cylinder_overlaps_brush(std::size_t brush, double radius, double height, Vec3d ref) const {
+  const OraclePolytope& poly = polytopes_[brush];
+  if (poly.empty()) return false;
+  // Open brush against the closed cylinder: separated bounds rule out overlap.
+  const Aabbd b = grown(poly.bounds, kCullMargin);
+  if (ref.z >= b.max.z || ref.z + height <= b.min.z) return false;
+  if (ref.x - radius >= b.max.x || ref.x + radius <= b.min.x) return false;
+  if (ref.y - radius >= b.max.y || ref.y + radius <= b.min.y) return false;
+  // p is in the open M = E + D_r exactly when it is strictly between E's bottom and top and strictly
+  // within r of E's slice at its height (the slice of M is the slice of E grown by the disk).
+  const CylinderHull& ch = cylinder_hull(brush, height);
+  if (!(ref.z > ch.hull.bounds.min.z && ref.z < ch.hull.bounds.max.z)) return false;
+  return signed_distance_2d(slice_points(ch.hull, ref.z), xy(ref)) < radius;
 }
 
 double BrushOracle::sphere_gap(double radius, Vec3d centre) const {

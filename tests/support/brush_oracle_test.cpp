@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -25,6 +26,10 @@ namespace {
 constexpr double kExact = 1e-9;
 // A reported contact is touching: its gap is below this.
 constexpr double kTouching = 1e-6;
+// Answers that depend on a float-rounded normal (sqrt(1/2) to 24 bits: relative error 3e-8).
+constexpr double kFloatNormal = 1e-7;
+// Geometry computed from float planes, in units: vertices, bounds, widths of level brushes.
+constexpr double kFloatGeometry = 1e-4;
 
 // Local box helper: collision/brush.cpp belongs to the BSP, which the oracle must not depend on.
 Brush box(Vec3 lo, Vec3 hi) {
@@ -93,7 +98,7 @@ TEST(OraclePolytope, BoxHasItsCornersFacesAndEdges) {
   EXPECT_EQ(p.vertices.size(), 8u);
   EXPECT_EQ(p.faces.size(), 6u);
   EXPECT_EQ(p.edges.size(), 12u);
-  EXPECT_NEAR(p.volume, 20.0 * 40 * 60, 1e-9);
+  EXPECT_NEAR(p.volume, 20.0 * 40 * 60, kExact);
   EXPECT_EQ(p.bounds.min, (Vec3d{-10, -20, -30}));
   EXPECT_EQ(p.bounds.max, (Vec3d{10, 20, 30}));
   for (const auto& face : p.faces) {
@@ -117,7 +122,7 @@ TEST(OraclePolytope, RedundantDuplicateAndTouchingPlanesAddNoFaces) {
   EXPECT_EQ(p.vertices.size(), 8u);
   EXPECT_EQ(p.faces.size(), 6u);
   EXPECT_EQ(p.edges.size(), 12u);
-  EXPECT_NEAR(p.volume, 1000, 1e-6);
+  EXPECT_NEAR(p.volume, 1000, kExact);
 }
 
 TEST(OraclePolytope, UnboundedAndEmptyPlaneSetsAreEmpty) {
@@ -163,7 +168,7 @@ TEST(OraclePolytope, RandomPolyhedraAreClosedAndAgreeWithTheirHull) {
     const OraclePolytope hull = make_oracle_hull(p.vertices);
     EXPECT_EQ(hull.vertices.size(), p.vertices.size());
     EXPECT_EQ(hull.faces.size(), p.faces.size());
-    EXPECT_NEAR(hull.volume, p.volume, 1e-9 * p.volume);
+    EXPECT_NEAR(hull.volume, p.volume, kExact * p.volume);
   }
 }
 
@@ -316,7 +321,7 @@ TEST(BrushOracle, ShapeQueriesHonourTheOffset) {
   EXPECT_NEAR(oracle.sweep(Shape::point(), from, to).fraction, 0.9, kExact);
   EXPECT_EQ(oracle.overlaps(Shape::sphere(5, {0, 0, -20}), {0, 0, 34}), 0);
   EXPECT_EQ(oracle.overlaps(Shape::sphere(5, {0, 0, -20}), {0, 0, 35}), -1);
-  EXPECT_NEAR(oracle.gap(Shape::cylinder(5, 30, {0, 0, 10}), {0, 0, 20}), 20, 1e-7);
+  EXPECT_NEAR(oracle.gap(Shape::cylinder(5, 30, {0, 0, 10}), {0, 0, 20}), 20, kOracleCylinderGapPrecision);
   EXPECT_THROW(oracle.sweep(Shape::box({1, 1, 1}), from, to), std::invalid_argument);
 }
 
@@ -393,11 +398,16 @@ TEST_F(CylinderVsBox, MissesSlidesAndStartsInside) {
 }
 
 TEST_F(CylinderVsBox, GapIsTheDistanceTheCylinderMustGrow) {
-  EXPECT_NEAR(oracle.cylinder_gap(kPlayerRadius, kPlayerHeight, {40, 0, 20}), 15, 1e-7);
-  EXPECT_NEAR(oracle.cylinder_gap(kPlayerRadius, kPlayerHeight, {0, 0, 110}), 10, 1e-7);
-  EXPECT_NEAR(oracle.cylinder_gap(kPlayerRadius, kPlayerHeight, {30, 30, 20}), std::sqrt(800.0) - 15, 1e-7);
-  EXPECT_NEAR(oracle.cylinder_gap(kPlayerRadius, kPlayerHeight, {40, 0, 112}), 15, 1e-7);  // max(15, 12)
-  EXPECT_NEAR(oracle.cylinder_gap(kPlayerRadius, kPlayerHeight, {0, 0, 234}), 10, 1e-7);   // 300 - (234 + 56)
+  EXPECT_NEAR(oracle.cylinder_gap(kPlayerRadius, kPlayerHeight, {40, 0, 20}), 15,
+              kOracleCylinderGapPrecision);
+  EXPECT_NEAR(oracle.cylinder_gap(kPlayerRadius, kPlayerHeight, {0, 0, 110}), 10,
+              kOracleCylinderGapPrecision);
+  EXPECT_NEAR(oracle.cylinder_gap(kPlayerRadius, kPlayerHeight, {30, 30, 20}), std::sqrt(800.0) - 15,
+              kOracleCylinderGapPrecision);
+  EXPECT_NEAR(oracle.cylinder_gap(kPlayerRadius, kPlayerHeight, {40, 0, 112}), 15,
+              kOracleCylinderGapPrecision);  // max(15, 12)
+  EXPECT_NEAR(oracle.cylinder_gap(kPlayerRadius, kPlayerHeight, {0, 0, 234}), 10,
+              kOracleCylinderGapPrecision);  // 300 - (234 + 56)
   EXPECT_EQ(oracle.cylinder_gap(kPlayerRadius, kPlayerHeight, {24, 0, 50}), 0);
 }
 
@@ -406,18 +416,18 @@ TEST(CylinderVsRamp, RimTouchesTheSlope) {
   // Walking +x at height 50: the rim's front point (x + 15, 50) reaches the slope z = x when x = 35.
   OracleHit hit = oracle.sweep_cylinder(kPlayerRadius, kPlayerHeight, {-100, 0, 50}, {100, 0, 50});
   ASSERT_TRUE(hit.hit);
-  EXPECT_NEAR(hit.fraction, 135.0 / 200, 1e-7);  // float slope normal: exact to ~1e-8
+  EXPECT_NEAR(hit.fraction, 135.0 / 200, kFloatNormal);
   EXPECT_EQ(hit.feature, OracleFeature::kFace);
-  EXPECT_NEAR(hit.normal.x, -std::sqrt(0.5), 1e-7);
-  EXPECT_NEAR(hit.normal.z, std::sqrt(0.5), 1e-7);
+  EXPECT_NEAR(hit.normal.x, -std::sqrt(0.5), kFloatNormal);
+  EXPECT_NEAR(hit.normal.z, std::sqrt(0.5), kFloatNormal);
   // Falling at x = 50: the disk's highest point over the slope is its rim at x = 65.
   hit = oracle.sweep_cylinder(kPlayerRadius, kPlayerHeight, {50, 0, 300}, {50, 0, 0});
   ASSERT_TRUE(hit.hit);
-  EXPECT_NEAR(hit.fraction, (300.0 - 65) / 300, 1e-7);
+  EXPECT_NEAR(hit.fraction, (300.0 - 65) / 300, kFloatNormal);
   // A sphere falls until its centre is r / cos 45 above the slope.
   hit = oracle.sweep_sphere(kPlayerRadius, {50, 0, 300}, {50, 0, 0});
   ASSERT_TRUE(hit.hit);
-  EXPECT_NEAR(hit.fraction, (250.0 - 15 * std::sqrt(2.0)) / 300, 1e-7);
+  EXPECT_NEAR(hit.fraction, (250.0 - 15 * std::sqrt(2.0)) / 300, kFloatNormal);
 }
 
 TEST(BrushOracle, ZeroSizeShapesAgreeWithTheRaycast) {
@@ -519,7 +529,7 @@ TEST_P(OracleSweepSampling, EntryTimeMatchesFirstOverlappingSample) {
     if (!hit.hit) continue;
     ++hits;
     EXPECT_LE(gap(oracle, at(hit.fraction)), kTouching);
-    EXPECT_FALSE(overlaps(oracle, at(hit.fraction * (1 - 1e-9))));
+    EXPECT_FALSE(overlaps(oracle, at(hit.fraction * (1 - kExact))));
     if (first < 0 || hit.fraction < double(first - 1) / kSamples) {
       // Entered and left between two samples: resample that step finely.
       ++clips;
@@ -536,6 +546,12 @@ TEST_P(OracleSweepSampling, EntryTimeMatchesFirstOverlappingSample) {
 
 // Conservative advancement: step by gap / speed (the gap is 1-Lipschitz in the Euclidean norm for the
 // sphere and in max(|xy|, |z|) for the cylinder) until touching. It never passes the first contact.
+// It stops when the gap is below kAdvancedTouching, and must then agree with the oracle to
+// kAdvancementAgreement units along the motion (slow convergence at shallow angles leaves it short).
+constexpr double kAdvancedTouching = 1e-9;
+constexpr double kAdvancementAgreement = 1e-5;
+constexpr int kAdvancementSteps = 2000;
+
 TEST_P(OracleSweepSampling, EntryTimeMatchesConservativeAdvancement) {
   const ProceduralLevel level = dense_level();
   const BrushOracle oracle(level.brushes);
@@ -550,20 +566,20 @@ TEST_P(OracleSweepSampling, EntryTimeMatchesConservativeAdvancement) {
     double t = 0;
     bool touched = false;
     int steps = 0;
-    for (; steps < 2000 && t <= 1; ++steps) {
+    for (; steps < kAdvancementSteps && t <= 1; ++steps) {
       const double g = gap(oracle, lerp(c.from, c.to, t));
-      if (g < 1e-9) {
+      if (g < kAdvancedTouching) {
         touched = true;
         break;
       }
       t += g / speed;
     }
-    if (steps == 2000) continue;  // grazing approach: too slow to converge, proves nothing
+    if (steps == kAdvancementSteps) continue;  // grazing approach: too slow to converge, proves nothing
     ++compared;
     EXPECT_EQ(touched, hit.hit) << "advancement " << t << " oracle " << hit.fraction;
     // Touching without entering (a graze) stops advancement but is not a hit; random paths do not graze.
     if (touched && hit.hit) {
-      EXPECT_NEAR(t * speed, hit.fraction * speed, 1e-5);
+      EXPECT_NEAR(t * speed, hit.fraction * speed, kAdvancementAgreement);
     }
   }
   EXPECT_GT(compared, sweeps / 2);  // the rest start in solid
@@ -582,6 +598,7 @@ TEST(BrushOracle, CylinderOverlapAgreesWithTheShrunkCylindersGap) {
   const BrushOracle oracle(level.brushes);
   Uniform u(41);
   constexpr double kShrink = 0.5;
+  constexpr double kTooCloseToCall = 1e-6;  // gaps this close to kShrink are touching: either answer
   int overlapping = 0;
   int checked = 0;
   for (int i = 0; i < 3000; ++i) {
@@ -589,7 +606,7 @@ TEST(BrushOracle, CylinderOverlapAgreesWithTheShrunkCylindersGap) {
     const double r = u(1, 30);
     const double h = u(2, 80);
     const double g = oracle.cylinder_gap(r - kShrink, h - 2 * kShrink, p + Vec3d{0, 0, kShrink});
-    if (std::abs(g - kShrink) < 1e-6) continue;
+    if (std::abs(g - kShrink) < kTooCloseToCall) continue;
     ++checked;
     const bool overlap = oracle.cylinder_overlaps(r, h, p) >= 0;
     overlapping += overlap;
@@ -618,6 +635,36 @@ TEST(ProceduralLevel, SameSeedGivesTheSameBrushesBitForBit) {
   EXPECT_FALSE(same_planes(a, c));
 }
 
+// FNV-1a over the planes' float bits, little-endian.
+std::uint64_t plane_hash(const ProceduralLevel& level) {
+  std::uint64_t h = 1469598103934665603ull;
+  const auto mix = [&](float f) {
+    const auto bits = std::bit_cast<std::uint32_t>(f);
+    for (int i = 0; i < 4; ++i) {
+      h ^= (bits >> (8 * i)) & 0xffu;
+      h *= 1099511628211ull;
+    }
+  };
+  for (const Brush& b : level.brushes) {
+    for (const Plane& p : b.planes) {
+      mix(p.normal.x);
+      mix(p.normal.y);
+      mix(p.normal.z);
+      mix(p.d);
+    }
+  }
+  return h;
+}
+
+// Benchmarks and documented figures use these levels: a change to the generator must be deliberate, and
+// then updates this hash. (The generator avoids libm trigonometry and the standard distributions, so the
+// hash is the same across compilers and optimisation levels.)
+TEST(ProceduralLevel, PinnedHashCatchesAccidentalChanges) {
+  const ProceduralLevel level = make_procedural_level({.seed = 7, .target_brushes = 240});
+  EXPECT_EQ(level.brushes.size(), 240u);
+  EXPECT_EQ(plane_hash(level), 0x95cb5e4e1acedbe5ull);
+}
+
 class ProceduralLevelOfSize : public ::testing::TestWithParam<std::int32_t> {};
 
 TEST_P(ProceduralLevelOfSize, HasEveryFeatureAndOnlyWellFormedBrushes) {
@@ -639,27 +686,27 @@ TEST_P(ProceduralLevelOfSize, HasEveryFeatureAndOnlyWellFormedBrushes) {
     EXPECT_EQ(euler_characteristic(p), 2);
     EXPECT_GT(p.volume, 1.0);
     for (const Plane& plane : level.brushes[i].planes) {
-      EXPECT_NEAR(length(to_double(plane.normal)), 1.0, 1e-6);
+      EXPECT_NEAR(length(to_double(plane.normal)), 1.0, 1e-6);  // float rounding of a unit vector: < 1e-7
     }
     EXPECT_GE(p.bounds.min.x, -h);
     EXPECT_GE(p.bounds.min.y, -h);
     EXPECT_LE(p.bounds.max.x, h);
     EXPECT_LE(p.bounds.max.y, h);
-    EXPECT_GE(p.bounds.min.z, -64.0 - 1e-3);
-    EXPECT_LE(p.bounds.max.z, 1024.0 + 1e-3);
+    EXPECT_GE(p.bounds.min.z, -64.0 - kFloatGeometry);
+    EXPECT_LE(p.bounds.max.z, 1024.0 + kFloatGeometry);
     const Vec3d size = p.bounds.size();
     const double largest = std::max({size.x, size.y, size.z});
     const double smallest = std::min({size.x, size.y, size.z});
-    EXPECT_GE(smallest, options.wall_thickness - 1e-4);
+    EXPECT_GE(smallest, options.wall_thickness - kFloatGeometry);
     const bool arena =
         level.features[i] == BrushFeature::kFloor || level.features[i] == BrushFeature::kBoundary;
     EXPECT_LE(largest, arena ? 2 * h : 600.0);
     all.grow(p.bounds);
   }
-  EXPECT_NEAR(level.bounds.min.x, all.min.x, 1e-3);
-  EXPECT_NEAR(level.bounds.min.z, all.min.z, 1e-3);
-  EXPECT_NEAR(level.bounds.max.y, all.max.y, 1e-3);
-  EXPECT_NEAR(level.bounds.max.z, all.max.z, 1e-3);
+  EXPECT_NEAR(level.bounds.min.x, all.min.x, kFloatGeometry);
+  EXPECT_NEAR(level.bounds.min.z, all.min.z, kFloatGeometry);
+  EXPECT_NEAR(level.bounds.max.y, all.max.y, kFloatGeometry);
+  EXPECT_NEAR(level.bounds.max.z, all.max.z, kFloatGeometry);
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, ProceduralLevelOfSize, ::testing::Values(1, 240, 1200));
@@ -697,7 +744,7 @@ TEST(ProceduralLevel, ThinWallsAreExactlyWallThicknessAtRandomYaw) {
           lo = std::min(lo, dot(n, v));
           hi = std::max(hi, dot(n, v));
         }
-        EXPECT_NEAR(hi - lo, thickness, 1e-5);
+        EXPECT_NEAR(hi - lo, thickness, kFloatGeometry);
         oblique += std::min(std::abs(n.x), std::abs(n.y)) > 0.05;
       }
       EXPECT_TRUE(found) << "thin wall " << i;
@@ -726,8 +773,8 @@ TEST(ProceduralLevel, HasTheShapesThatBreakCollisionCode) {
       case BrushFeature::kRamp:
         for (const auto& f : p.faces) {
           const double horizontal = std::hypot(f.plane.normal.x, f.plane.normal.y);
-          if (f.plane.normal.z <= 0 || horizontal < 1e-3) continue;
-          ramp_45 |= std::abs(f.plane.normal.z - horizontal) < 1e-6;
+          if (f.plane.normal.z <= 0 || horizontal == 0) continue;
+          ramp_45 |= std::abs(f.plane.normal.z - horizontal) < kFloatNormal;
           ramp_shallow |= f.plane.normal.z > horizontal + 0.1;
         }
         break;

@@ -252,6 +252,8 @@ const char* to_string(BspBuildError error) {
       return "brush planes do not enclose a bounded solid";
     case BspBuildError::kTooLarge:
       return "too many brushes or nodes";
+    case BspBuildError::kTooDeep:
+      return "tree deeper than kMaxTreeDepth";
   }
   return "unknown";
 }
@@ -305,6 +307,7 @@ BspBuildResult build_bsp(std::span<const Brush> brushes, const BspBuildOptions& 
                                .build_ms = 0};
   result.tree = BspTree(std::move(builder.nodes), std::move(builder.leaves), std::move(builder.bevels), root,
                         std::int32_t(brushes.size()), bounds);
+  if (result.stats.max_depth > kMaxTreeDepth) result.error = BspBuildError::kTooDeep;
   result.stats.build_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;

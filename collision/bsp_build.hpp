@@ -62,6 +62,7 @@ enum class BspBuildError : std::uint8_t {
   kNonUnitNormal,   // |n| differs from 1 by more than 1e-3
   kUnbounded,       // the planes do not close the brush within ±kWorldExtent
   kTooLarge,        // more nodes or brushes than an int32 leaf encoding can name
+  kTooDeep,         // a root-to-leaf path longer than kMaxTreeDepth
 };
 
 const char* to_string(BspBuildError error);

@@ -10,6 +10,7 @@
 // A solid leaf's bevels narrow the part that reached it like a chain of back-only nodes would.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "collision/bsp_tree.hpp"
 
@@ -147,42 +148,114 @@ class Tracer {
         delta_(delta) {}
 
   // Finds the earliest solid contact within [t0, t1]; lowers `best` and returns true when one is found.
+  // Depth first with an explicit stack: where both children get a share, the one whose share starts
+  // first is walked now and the other waits; once a hit is found, every waiting share is cut at it, so
+  // later subtrees only look for earlier contacts, and a hit is never cleared by a later miss (the
+  // digest's fix of HitCheckBSP line 12).
   bool first_impact(std::int32_t child, double t0, double t1, Entry entry, Impact& best) const {
+    struct Pending {  // trivially constructible: the array costs nothing per query
+      std::int32_t child;
+      bool front;
+      const Plane* plane;
+      double t0;
+      double t1;
+    };
+    Pending stack[kMaxTreeDepth];
+    int top = 0;
+    bool found = false;
     for (;;) {
-      if (child == kEmptyLeaf) return false;
-      if (is_solid_leaf(child)) {
-        const BspLeaf& leaf = leaves_[leaf_index(child)];
-        Span s{t0, t1, entry, true};
-        if (!clip_bevels(leaf, s)) return false;
-        best = {s.t0, s.entry, leaf.brush};
+      while (child != kEmptyLeaf) {
+        if (is_solid_leaf(child)) {
+          const BspLeaf& leaf = leaves_[leaf_index(child)];
+          Span s{t0, t1, entry, true};
+          if (clip_bevels(leaf, s)) {
+            best = {s.t0, s.entry, leaf.brush};
+            found = true;
+          }
+          break;
+        }
+        const BspNode& node = nodes_[child];
+        Span back;
+        Span front;
+        split(node, t0, t1, entry, back, front);
+        back.present &= node.child[0] != kEmptyLeaf;
+        front.present &= node.child[1] != kEmptyLeaf;
+        if (!back.present && !front.present) break;
+        const bool back_now = back.present && (!front.present || back.t0 <= front.t0);
+        if (back.present && front.present) {
+          const Span& later = back_now ? front : back;
+          stack[top++] = {node.child[back_now ? 1 : 0], later.entry.front, later.entry.plane, later.t0,
+                          later.t1};
+        }
+        const Span& now = back_now ? back : front;
+        child = node.child[back_now ? 0 : 1];
+        t0 = now.t0;
+        t1 = now.t1;
+        entry = now.entry;
+      }
+      for (;;) {
+        if (top == 0) return found;
+        const Pending& p = stack[--top];
+        const double end = found ? std::min(p.t1, best.t) : p.t1;
+        if (p.t0 < end || (p.t0 == end && !found)) {
+          child = p.child;
+          t0 = p.t0;
+          t1 = end;
+          entry = {p.plane, p.front};
+          break;
+        }
+      }
+    }
+  }
+
+  // The point case of first_impact, iterative: with no shift the two sides partition the segment, so
+  // each crossing sends the near part down first and stacks the far part; no band, no bevels.
+  bool first_impact_point(std::int32_t child, double t1, Impact& best) const {
+    // Trivially constructible (no default member initialisers), so the array costs nothing per query.
+    struct Pending {
+      std::int32_t child;
+      bool front;
+      const Plane* plane;
+      double t0;
+      double t1;
+    };
+    Pending stack[kMaxTreeDepth];
+    int top = 0;
+    double t0 = 0.0;
+    Entry entry;
+    for (;;) {
+      while (child >= 0) {
+        const BspNode& node = nodes_[child];
+        const Vec3d n = to_double(node.plane.normal);
+        const double ds = dot(n, from_) - double(node.plane.d);
+        const double dw = dot(n, delta_);
+        const double d0 = ds + t0 * dw;
+        const double d1 = ds + t1 * dw;
+        const bool back0 = d0 < 0.0;
+        if (back0 == (d1 < 0.0)) {
+          child = node.child[back0 ? 0 : 1];
+          continue;
+        }
+        // The segment crosses the plane at t: the near side is the one holding p(t0).
+        const double t = -ds / dw;
+        if (t < t1) stack[top++] = {node.child[back0 ? 1 : 0], back0, &node.plane, t, t1};
+        if (!(t0 < t)) {
+          child = kEmptyLeaf;
+          break;
+        }
+        child = node.child[back0 ? 0 : 1];
+        t1 = t;
+      }
+      if (child != kEmptyLeaf) {
+        best = {t0, entry, leaves_[leaf_index(child)].brush};
         return true;
       }
-      const BspNode& node = nodes_[child];
-      Span back;
-      Span front;
-      split(node, t0, t1, entry, back, front);
-      back.present &= node.child[0] != kEmptyLeaf;
-      front.present &= node.child[1] != kEmptyLeaf;
-      if (!back.present || !front.present) {
-        // One way down (always so along a brush's face chain): loop instead of recursing.
-        if (!back.present && !front.present) return false;
-        const Span& only = back.present ? back : front;
-        child = node.child[back.present ? 0 : 1];
-        t0 = only.t0;
-        t1 = only.t1;
-        entry = only.entry;
-        continue;
-      }
-      // Visit first the side whose share of the motion starts first: its hit shortens the other's search.
-      const bool back_first = back.t0 <= front.t0;
-      const Span& a = back_first ? back : front;
-      const Span& b = back_first ? front : back;
-      const bool hit = first_impact(node.child[back_first ? 0 : 1], a.t0, a.t1, a.entry, best);
-      const double b_end = hit ? std::min(b.t1, best.t) : b.t1;
-      const bool b_reaches = b.t0 < b_end || (b.t0 == b_end && !hit);
-      // A hit in `a` is never cleared by a miss in `b` (the digest's fix of HitCheckBSP line 12).
-      if (b_reaches && first_impact(node.child[back_first ? 1 : 0], b.t0, b_end, b.entry, best)) return true;
-      return hit;
+      if (top == 0) return false;
+      const Pending& p = stack[--top];
+      child = p.child;
+      t0 = p.t0;
+      t1 = p.t1;
+      entry = {p.plane, p.front};
     }
   }
 
@@ -277,7 +350,13 @@ TraceResult run_trace(const BspTree& tree, const Offsets& offsets, Vec3 from, Ve
   const Tracer<Offsets> tracer(tree, offsets, from_d, delta);
   Impact impact;
   const double t_end = delta == Vec3d{} ? 0.0 : 1.0;
-  if (!tracer.first_impact(tree.root(), 0.0, t_end, {}, impact)) return result;
+  bool found;
+  if constexpr (std::is_same_v<Offsets, PointOffsets>) {
+    found = tracer.first_impact_point(tree.root(), t_end, impact);
+  } else {
+    found = tracer.first_impact(tree.root(), 0.0, t_end, {}, impact);
+  }
+  if (!found) return result;
 
   result.hit = true;
   result.brush = impact.brush;

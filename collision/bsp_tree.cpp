@@ -1,5 +1,6 @@
 #include "collision/bsp_tree.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace shiftcast {
@@ -38,6 +39,15 @@ BspLoadError BspTree::check() const {
     if (!valid_plane(node.plane)) return BspLoadError::kBadPlane;
     for (std::int32_t child : node.child) {
       if (const BspLoadError e = valid_child(child, i); e != BspLoadError::kNone) return e;
+    }
+  }
+  // Children follow parents, so one forward pass gives every node's depth (root at depth 1).
+  std::vector<std::int32_t> depth(nodes_.size(), 0);
+  if (root_ >= 0) depth[std::size_t(root_)] = 1;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    if (depth[i] > kMaxTreeDepth) return BspLoadError::kTooDeep;
+    for (std::int32_t child : nodes_[i].child) {
+      if (child >= 0) depth[std::size_t(child)] = std::max(depth[std::size_t(child)], depth[i] + 1);
     }
   }
   for (const BspLeaf& leaf : leaves_) {

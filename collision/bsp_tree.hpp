@@ -45,6 +45,10 @@ struct BspLeaf {
   std::int32_t bevel_count;
 };
 
+// Interior nodes on any root-to-leaf path, at most: ray queries keep a fixed stack of this size. The
+// build fails with kTooDeep beyond it and check() rejects deeper trees (real levels stay below 100).
+inline constexpr int kMaxTreeDepth = 256;
+
 inline constexpr std::int32_t kEmptyLeaf = -1;
 inline constexpr std::int32_t kSolidLeafBase = -2;
 constexpr std::int32_t solid_leaf(std::int32_t leaf_index) {
@@ -67,6 +71,7 @@ enum class BspLoadError : std::uint8_t {
   kBadLeaf,   // a solid leaf index out of range, or its bevel run outside the bevel array
   kBadBrush,  // a solid leaf names a brush outside [0, brush_count)
   kBadPlane,  // non-finite or non-unit normal, in a node or a bevel
+  kTooDeep,   // a path longer than kMaxTreeDepth
 };
 
 class BspTree {

@@ -107,6 +107,15 @@ TEST(BspBuild, CheckRejectsCorruptTrees) {
   EXPECT_EQ(corrupt([](Arrays& a) { a.nodes[1].plane.normal.x = NAN; }), BspLoadError::kBadPlane);
   EXPECT_EQ(corrupt([](Arrays& a) { a.bevels[2].normal = {0, 0, 2}; }), BspLoadError::kBadPlane);
   EXPECT_EQ(corrupt([](Arrays& a) { a.root = 6; }), BspLoadError::kBadRoot);
+  // A chain one node deeper than ray queries keep stack for.
+  EXPECT_EQ(corrupt([](Arrays& a) {
+              a.nodes.clear();
+              for (int i = 0; i <= kMaxTreeDepth; ++i)
+                a.nodes.push_back({{{0, 0, 1}, float(i)}, {i + 1, kEmptyLeaf}});
+              a.nodes.back().child[0] = solid_leaf(0);
+              a.root = 0;
+            }),
+            BspLoadError::kTooDeep);
 }
 
 TEST(BspBuild, BevelsNeverChangeAPointQuery) {

@@ -61,6 +61,13 @@ void mark_on_splitter(ConvexPolytope& poly, const Planed& plane, Vec3d outward) 
   }
 }
 
+double polygon_area(const std::vector<Vec3d>& loop) {
+  Vec3d twice{};
+  for (std::size_t i = 1; i + 1 < loop.size(); ++i)
+    twice += cross(loop[i] - loop[0], loop[i + 1] - loop[0]);
+  return 0.5 * length(twice);
+}
+
 // A float plane that still supports the double vertices: rounding d down could cut the cell.
 Plane supporting_float_plane(Vec3d normal, std::span<const Vec3d> vertices) {
   const Vec3 nf = to_float(normalize(normal));
@@ -89,7 +96,7 @@ class Builder {
     }
     if (filling != nullptr) return solid_leaf_with_bevels(*filling);
 
-    const Planed splitter = choose_splitter(fragments);
+    const Planed splitter = orient_splitter(choose_splitter(fragments), fragments);
     std::vector<Fragment> back;
     std::vector<Fragment> front;
     for (Fragment& f : fragments) {
@@ -176,6 +183,27 @@ class Builder {
       }
     }
     return best;
+  }
+
+  // Faces the splitter so that most face area lying on it belongs to brushes behind it. Ray queries
+  // send a motion lying exactly in a node plane to the front side, so this keeps a ray sliding along a
+  // floor on the floor's empty side even where the splitter came from the bottom of a box standing on
+  // it; only the seams under such boxes count as solid.
+  static Planed orient_splitter(const Planed& splitter, const std::vector<Fragment>& fragments) {
+    double behind = 0.0;
+    double in_front = 0.0;
+    for (const Fragment& f : fragments) {
+      if (fragment_side(f, splitter) == PlaneSide::kSpanning) continue;
+      for (const PolytopeFace& face : f.poly.faces) {
+        const bool on = std::all_of(face.vertices.begin(), face.vertices.end(),
+                                    [&](Vec3d v) { return std::abs(splitter.distance(v)) <= kPlaneEpsilon; });
+        if (!on) continue;
+        const double area = polygon_area(face.vertices);
+        if (same_direction(face.plane.normal, splitter.normal)) behind += area;
+        if (same_direction(face.plane.normal, -splitter.normal)) in_front += area;
+      }
+    }
+    return in_front > behind ? splitter.flipped() : splitter;
   }
 
   std::int32_t solid_leaf_with_bevels(const Fragment& cell) {

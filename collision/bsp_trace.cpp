@@ -109,14 +109,16 @@ Span back_part(const Plane& plane, double ds, double dw, double back, double t0,
   return s;
 }
 
-// The part of [t0, t1] where the plane distance is >= −front (closed): the empty side shrunk by the
-// shape. Closed, so that for a point the two sides partition space and nothing lying in a plane is lost.
-Span front_part(const Plane& plane, double ds, double dw, double front, double t0, double t1, Entry entry) {
+// The part of [t0, t1] where the plane distance is > −front: the empty side shrunk by the shape. When
+// the shape has no width along n (a point), the two sides would leave the plane itself to neither, and
+// a motion lying in a splitter that cuts a brush would slip through it; then the front side is closed.
+Span front_part(const Plane& plane, double ds, double dw, double front, bool closed, double t0, double t1,
+                Entry entry) {
   const double d0 = ds + t0 * dw;
   const double d1 = ds + t1 * dw;
   Span s{t0, t1, entry, false};
   if (dw == 0.0 || t0 == t1) {
-    s.present = d0 >= -front;
+    s.present = closed ? d0 >= -front : d0 > -front;
   } else if (dw > 0.0) {  // entering the front side: [t_front, t1]
     if (d0 > -front) {
       s.present = true;
@@ -283,7 +285,7 @@ class Tracer {
     const double dw = dot(n, delta_);
     const ShiftOffsets off = offsets_(n);
     back = back_part(node.plane, ds, dw, off.back, t0, t1, entry);
-    front = front_part(node.plane, ds, dw, off.front, t0, t1, entry);
+    front = front_part(node.plane, ds, dw, off.front, off.back + off.front <= 0.0, t0, t1, entry);
   }
 
   // Narrows `s` to the back side of every bevel of the leaf; false when nothing is left.
@@ -320,13 +322,20 @@ std::int32_t overlap_brush(const BspTree& tree, std::int32_t child, const Offset
     ShiftOffsets off;
     const double dist = back_of(node.plane, off);
     const bool back = dist < off.back;
-    const bool front = dist >= -off.front;
+    const bool front = dist > -off.front;
     if (back && front) {
       const std::int32_t found = overlap_brush(tree, node.child[0], offsets, p);
       if (found != kNoBrush) return found;
       child = node.child[1];
-    } else {
+    } else if (back || front) {
       child = node.child[back ? 0 : 1];
+    } else {
+      // Only a shape with no width along n gets here: it lies exactly in the plane. It is in solid only
+      // where both sides are (the plane cuts through a brush), not on the face of a brush on one side:
+      // a point on a floor's top face is outside the floor, whichever way the splitter faces.
+      const std::int32_t below = overlap_brush(tree, node.child[0], offsets, p);
+      if (below == kNoBrush) return kNoBrush;
+      return overlap_brush(tree, node.child[1], offsets, p) == kNoBrush ? kNoBrush : below;
     }
   }
   if (child == kEmptyLeaf) return kNoBrush;

@@ -253,5 +253,50 @@ TEST(BspOverlap, ShapesOverlapWhenTheyCrossAFaceAndNotWhenTheyTouchIt) {
   EXPECT_EQ(tree.point_brush({150, 0, 100}), kNoBrush);  // on the top face: outside
 }
 
+TEST(BspOverlap, ExactlyOnAFloorWithBoxesStandingOnItIsOutsideWhicheverWayTheSplittersFace) {
+  // Boxes stand on the floor, so the floor's top (normal +z) and the boxes' bottoms (normal −z) share the
+  // plane z = 0: some splitter there faces down, with the floor in front of it. A point or a player exactly
+  // on the floor is still touching, not inside; only the seams under the boxes are inside the closure.
+  std::vector<Brush> level{kFloor};
+  for (int i = 0; i < 8; ++i) {
+    const float x = -800.0f + 200.0f * i;
+    level.push_back(brush_from_box({x, -40, 0}, {x + 64, 40, 64 + 8.0f * i}));
+  }
+  const BspTree tree = build(level);
+  const Shape player = Shape::cylinder(kPlayerRadius, kPlayerHeight);
+  for (float x = -900; x <= 900; x += 10) {
+    const Vec3 p{x, 200, 0};  // beside the boxes, exactly on the floor
+    EXPECT_EQ(tree.point_brush(p), kNoBrush) << x;
+    EXPECT_FALSE(tree.overlap(player, p).overlap) << x;
+    EXPECT_FALSE(tree.overlap(Shape::sphere(0), p).overlap) << x;
+    EXPECT_EQ(tree.point_brush({x, 200, -0.001f}), 0) << x;
+  }
+  // Rays and players sliding exactly along the floor beside the boxes never hit it.
+  EXPECT_FALSE(tree.raycast({-1000, 200, 0}, {1, 0, 0}, 2000).hit);
+  EXPECT_FALSE(tree.trace(player, {-1000, 200, 0}, {1000, 200, 0}).hit);
+  // A player walking along the floor into a box stops at its side.
+  const TraceResult walk = tree.trace(player, {-1000, 0, 0}, {-700, 0, 0});
+  ASSERT_TRUE(walk.hit);
+  EXPECT_NEAR(walk.fraction, (200.0f - kPlayerRadius) / 300.0f, kFractionTolerance);
+  EXPECT_EQ(walk.brush, 1);
+}
+
+TEST(BspOverlap, APointInADownwardSplitterIsOnlyInsideWhereBothSidesAreSolid) {
+  // Hand-built: the root splitter is z = 0 facing down (the bottom of something standing on the floor),
+  // so the floor (z in (−64, 0)) is in front of it and the empty room behind. A point, and a player
+  // standing exactly at z = 0, touch the floor's top face: outside.
+  std::vector<BspNode> nodes = {
+      {{{0, 0, -1}, 0}, {kEmptyLeaf, 1}},               // back: z > 0, empty; front: z < 0
+      {{{0, 0, -1}, 64}, {solid_leaf(0), kEmptyLeaf}},  // back: z > −64: the floor
+  };
+  const BspTree tree(std::move(nodes), {{0, 0, 0}}, {}, 0, 1, {{-1, -1, -64}, {1, 1, 0}});
+  ASSERT_EQ(tree.check(), BspLoadError::kNone);
+  EXPECT_EQ(tree.point_brush({5, 5, 0}), kNoBrush);
+  EXPECT_EQ(tree.point_brush({5, 5, -0.5f}), 0);
+  EXPECT_FALSE(tree.overlap(Shape::cylinder(kPlayerRadius, kPlayerHeight), {5, 5, 0}).overlap);
+  EXPECT_TRUE(tree.overlap(Shape::cylinder(kPlayerRadius, kPlayerHeight), {5, 5, -0.5f}).overlap);
+  EXPECT_FALSE(tree.trace(Shape::sphere(4), {0, 0, 4}, {100, 0, 4}).hit);  // rolling on the floor
+}
+
 }  // namespace
 }  // namespace shiftcast

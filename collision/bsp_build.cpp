@@ -39,7 +39,9 @@ bool fills_cell(const Fragment& f) {
                      [](const PolytopeFace& face) { return face.on_splitter; });
 }
 
-// Which side of `plane` the fragment lies on, trying its box before its vertices.
+// Which side of `plane` the fragment lies on, trying its box before its vertices. The box shortcuts give
+// exactly classify()'s answer: a fragment with every vertex within eps of the plane is kBack, so a
+// sliver thinner than eps lies behind its own faces' planes and the build can mark them and move on.
 PlaneSide fragment_side(const Fragment& f, const Planed& plane) {
   const Vec3d c = f.bounds.center();
   const Vec3d h = f.bounds.size() * 0.5;
@@ -47,7 +49,7 @@ PlaneSide fragment_side(const Fragment& f, const Planed& plane) {
   const double radius =
       std::abs(plane.normal.x) * h.x + std::abs(plane.normal.y) * h.y + std::abs(plane.normal.z) * h.z;
   if (centre + radius <= kPlaneEpsilon) return PlaneSide::kBack;
-  if (centre - radius >= -kPlaneEpsilon) return PlaneSide::kFront;
+  if (centre - radius > kPlaneEpsilon) return PlaneSide::kFront;
   return classify(f.poly, plane, kPlaneEpsilon);
 }
 
@@ -68,6 +70,13 @@ double polygon_area(const std::vector<Vec3d>& loop) {
   return 0.5 * length(twice);
 }
 
+bool within_epsilon(const ConvexPolytope& poly, const Planed& plane) {
+  return std::all_of(poly.faces.begin(), poly.faces.end(), [&](const PolytopeFace& face) {
+    return std::all_of(face.vertices.begin(), face.vertices.end(),
+                       [&](Vec3d v) { return std::abs(plane.distance(v)) <= kPlaneEpsilon; });
+  });
+}
+
 // A float plane that still supports the double vertices: rounding d down could cut the cell.
 Plane supporting_float_plane(Vec3d normal, std::span<const Vec3d> vertices) {
   const Vec3 nf = to_float(normalize(normal));
@@ -86,6 +95,9 @@ class Builder {
 
   std::int32_t build(std::vector<Fragment> fragments, std::int32_t depth) {
     stats.max_depth = std::max(stats.max_depth, depth);
+    // A path this long means the input defeats the splitter choice; stop here rather than exhaust the
+    // stack, and let build_bsp report kTooDeep.
+    if (depth > kMaxTreeDepth) return kEmptyLeaf;
     if (fragments.empty()) {
       ++stats.empty_leaves;
       return kEmptyLeaf;
@@ -100,6 +112,12 @@ class Builder {
     std::vector<Fragment> back;
     std::vector<Fragment> front;
     for (Fragment& f : fragments) {
+      if (within_epsilon(f.poly, splitter)) {
+        // Thinner than kPlaneEpsilon across the splitter: no volume the tree can resolve, and no side to
+        // mark its faces from. Dropping it moves the solid set by less than the build's tolerance.
+        ++stats.slivers_dropped;
+        continue;
+      }
       switch (fragment_side(f, splitter)) {
         case PlaneSide::kBack:
           mark_on_splitter(f.poly, splitter, splitter.normal);
@@ -327,6 +345,7 @@ BspBuildResult build_bsp(std::span<const Brush> brushes, const BspBuildOptions& 
   result.stats = BspBuildStats{.brushes = std::int32_t(brushes.size()),
                                .brushes_empty = result.stats.brushes_empty,
                                .brush_splits = builder.stats.brush_splits,
+                               .slivers_dropped = builder.stats.slivers_dropped,
                                .nodes = std::int32_t(builder.nodes.size()),
                                .bevel_planes = builder.stats.bevel_planes,
                                .solid_leaves = builder.stats.solid_leaves,
@@ -343,12 +362,12 @@ BspBuildResult build_bsp(std::span<const Brush> brushes, const BspBuildOptions& 
 
 std::string format_stats(const BspBuildStats& s) {
   char line[256];
-  std::snprintf(
-      line, sizeof line,
-      "brushes %d (empty %d, splits %d), nodes %d, leaves %d solid + %d empty, bevel planes %d, depth %d, "
-      "built in %.1f ms",
-      s.brushes, s.brushes_empty, s.brush_splits, s.nodes, s.solid_leaves, s.empty_leaves, s.bevel_planes,
-      s.max_depth, s.build_ms);
+  std::snprintf(line, sizeof line,
+                "brushes %d (empty %d, splits %d, slivers dropped %d), nodes %d, leaves %d solid + %d empty, "
+                "bevel planes %d, depth %d, "
+                "built in %.1f ms",
+                s.brushes, s.brushes_empty, s.brush_splits, s.slivers_dropped, s.nodes, s.solid_leaves,
+                s.empty_leaves, s.bevel_planes, s.max_depth, s.build_ms);
   return line;
 }
 

@@ -46,10 +46,11 @@ struct BspBuildOptions {
 
 struct BspBuildStats {
   std::int32_t brushes = 0;
-  std::int32_t brushes_empty = 0;  // no volume (planes exclude each other): skipped
-  std::int32_t brush_splits = 0;   // brush fragments cut in two by a splitter
-  std::int32_t nodes = 0;          // interior nodes
-  std::int32_t bevel_planes = 0;   // over all solid leaves
+  std::int32_t brushes_empty = 0;    // no volume (planes exclude each other): skipped
+  std::int32_t brush_splits = 0;     // brush fragments cut in two by a splitter
+  std::int32_t slivers_dropped = 0;  // fragments thinner than kPlaneEpsilon across a splitter
+  std::int32_t nodes = 0;            // interior nodes
+  std::int32_t bevel_planes = 0;     // over all solid leaves
   std::int32_t solid_leaves = 0;
   std::int32_t empty_leaves = 0;
   std::int32_t max_depth = 0;  // interior nodes on the longest root-to-leaf path

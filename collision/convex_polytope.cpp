@@ -107,6 +107,8 @@ ConvexPolytope clip_behind(const ConvexPolytope& poly, const Planed& plane, doub
   }
   ConvexPolytope out;
   std::vector<Vec3d> cap;
+  double deepest_behind = 0.0;
+  double highest_in_front = 0.0;
   for (const PolytopeFace& face : poly.faces) {
     std::vector<Vec3d> kept;
     const std::size_t n = face.vertices.size();
@@ -115,6 +117,8 @@ ConvexPolytope clip_behind(const ConvexPolytope& poly, const Planed& plane, doub
       const Vec3d b = face.vertices[(i + 1) % n];
       const double sa = plane.distance(a);
       const double sb = plane.distance(b);
+      deepest_behind = std::max(deepest_behind, -sa);
+      highest_in_front = std::max(highest_in_front, sa);
       if (sa <= eps) kept.push_back(a);
       if (std::abs(sa) <= eps) cap.push_back(a);
       if ((sa > eps && sb < -eps) || (sa < -eps && sb > eps)) {
@@ -130,7 +134,11 @@ ConvexPolytope clip_behind(const ConvexPolytope& poly, const Planed& plane, doub
       out.faces.push_back({face.plane, std::move(kept), face.source, face.on_splitter});
   }
   std::vector<Vec3d> loop = order_loop(std::move(cap), plane, eps);
-  if (loop.empty()) return {};
+  if (loop.empty()) {
+    // The plane only grazes a corner: its section is narrower than eps, so one side holds a tip thinner
+    // than the tolerance. Keep the whole polytope on the side it reaches further into (both on a tie).
+    return deepest_behind >= highest_in_front ? poly : ConvexPolytope{};
+  }
   out.faces.push_back({plane, std::move(loop), cap_source, cap_on_splitter});
   if (out.empty()) return {};
   return out;

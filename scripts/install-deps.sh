@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config clang-format
+  build-essential cmake pkg-config clang-format unzip
   libboost-dev libboost-system-dev
   libflatbuffers-dev flatbuffers-compiler
   librecast-dev

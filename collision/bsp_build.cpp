@@ -260,7 +260,9 @@ class Builder {
       for (std::size_t j = i + 1; j < faces.size(); ++j) {
         const Vec3d ni = faces[i].plane.normal;
         const Vec3d nj = faces[j].plane.normal;
-        const bool sharp = dot(ni, nj) < 0.0;
+        // Upright cylinders see a normal's azimuth through their disk: an edge whose faces look more than
+        // 90 degrees apart seen from above spikes like a sharp edge, however gentle it is in 3D.
+        const bool sharp = dot(ni, nj) < 0.0 || ni.x * nj.x + ni.y * nj.y < 0.0;
         const bool straddles =
             (ni.z > kStraddleZ && nj.z < -kStraddleZ) || (ni.z < -kStraddleZ && nj.z > kStraddleZ);
         if (!sharp && !straddles) continue;
@@ -274,7 +276,8 @@ class Builder {
         if (sharp) add_bevel(normalize(ni + nj));
         // Upright cylinders: where one face looks up and the other down, the shifted planes meet h·tan/2
         // beyond the cylinder's flat side; the horizontal normal in the edge's normal cone caps that.
-        if (straddles) add_bevel(normalize(ni * -nj.z + nj * ni.z));
+        // (positive weights |nj.z| and |ni.z| keep it between the two normals and cancel z).
+        if (straddles) add_bevel(normalize(ni * std::abs(nj.z) + nj * std::abs(ni.z)));
       }
     }
     stats.bevel_planes += leaf.bevel_count;

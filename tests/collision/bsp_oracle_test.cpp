@@ -34,9 +34,10 @@ constexpr double kLateTolerance = 1e-3;
 // Early-hit bounds, as a multiple of the shape's radius, on the gap between the shape at the reported
 // contact and the nearest brush. With bevels, the worst case left for a sphere is a box corner: faces
 // x, y, z and the diagonal bevel meet at (r, r(√2 − 1), r) from the corner, a gap of 0.474 r; measured
-// here 0.469 r for spheres and 0.565 r for the player cylinder. Without bevels sharp wedges (and sharp
-// cells cut from brushes) make the gap unbounded in theory; measured here 23.6 r and 29.3 r.
-constexpr double kBevelledGapPerRadius = 0.6;
+// here 0.469 r for spheres and 0.326 r for the player cylinder (0.435 r and 0.375 r on the 1,200-brush
+// level). Without bevels sharp wedges (and sharp cells cut from brushes) make the gap unbounded in theory;
+// measured here 23.6 r and 29.3 r.
+constexpr double kBevelledGapPerRadius = 0.5;
 constexpr double kPlainGapPerRadius = 32;
 
 class BspOracleTest : public ::testing::Test {
@@ -173,10 +174,11 @@ double distance_to_nearest_edge(const BrushOracle& oracle, Vec3d p) {
 
 // Sweeps `shape` from random free starts and checks the three promises against the oracle.
 void check_sweeps(const BspTree& tree, const BrushOracle& oracle, const ProceduralLevel& level,
-                  const Shape& shape, double gap_bound, std::uint32_t seed, SweepReport& report) {
+                  const Shape& shape, double gap_bound, std::uint32_t seed, SweepReport& report,
+                  int count = kSweeps) {
   Random random(seed);
   const double radius = shape.radius;
-  for (int i = 0; i < kSweeps; ++i) {
+  for (int i = 0; i < count; ++i) {
     const Vec3 from = random.in_box(tree.bounds(), 0);
     if (oracle.overlaps(shape, to_double(from)) != kNoBrush) continue;
     const Vec3 to = from + random.direction() * random.motion_length();
@@ -294,6 +296,21 @@ TEST_F(BspOracleTest, FastSweepsStraightThroughOneUnitWallsAreAlwaysStopped) {
   std::printf("%d thin walls, %d crossings\n", walls, crossings);
   EXPECT_GE(walls, 5);
   EXPECT_GT(crossings, walls * 400);
+}
+
+TEST(BspOracleLargeLevel, SweepsOnTwelveHundredBrushesKeepTheSameBounds) {
+  // The benchmark level: more tilted wedges and random brushes, cut into more cells.
+  const ProceduralLevel level = make_procedural_level({.seed = 1, .target_brushes = 1200});
+  const BrushOracle oracle(level.brushes);
+  const BspBuildResult built = build_bsp(level.brushes, {});
+  ASSERT_EQ(built.error, BspBuildError::kNone);
+  for (const Shape& shape : {Shape::sphere(8), Shape::cylinder(15, 56)}) {
+    SweepReport report;
+    check_sweeps(built.tree, oracle, level, shape, kBevelledGapPerRadius, 7, report, 20000);
+    print(shape.kind == ShapeKind::kSphere ? "1200 brushes, sphere r8" : "1200 brushes, cylinder r15 h56",
+          report, shape.radius);
+    EXPECT_GT(report.exact_hits, report.sweeps / 10);
+  }
 }
 
 }  // namespace

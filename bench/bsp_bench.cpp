@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/query_sets.hpp"
 #include "collision/bsp_build.hpp"
 #include "collision/bsp_tree.hpp"
 #include "world/procedural_level.hpp"
@@ -26,6 +27,7 @@
 namespace {
 
 using namespace shiftcast;
+using namespace shiftcast::bench;
 
 constexpr std::uint32_t kLevelSeed = 1;
 constexpr std::int32_t kLevelBrushes = 1200;
@@ -35,21 +37,7 @@ constexpr std::uint32_t kQuerySeed = 20240601;
 // generate in milliseconds.
 constexpr std::size_t kQueriesPerSet = 4096;
 static_assert((kQueriesPerSet & (kQueriesPerSet - 1)) == 0);
-// A cap on start attempts makes a level that is mostly solid fail the suite instead of hanging it.
-constexpr std::size_t kMaxStartAttempts = 64 * kQueriesPerSet;
-// Starts are drawn from this lower part of the level's bounds: structures stand on the floor and the
-// upper part of the arena is mostly open air up to the boundary walls' tops, where queries would measure
-// little more than a descent through empty space.
 constexpr float kStartHeightFraction = 0.5f;
-// Player sweeps climb or fall at most this steeply (sin of the pitch): movement is mostly horizontal,
-// but stairs, ramps, jumps and falls all give the motion a vertical part.
-constexpr float kCylinderMaxPitchSine = 0.5f;
-
-enum class QueryKind : std::uint8_t { kRay, kSphere, kCylinder };
-enum class MotionLength : std::uint8_t { kShort, kMedium, kLong };
-constexpr int kQueryKinds = 3;
-constexpr int kMotionLengths = 3;
-
 Shape shape_of(QueryKind kind) {
   switch (kind) {
     case QueryKind::kRay:
@@ -60,72 +48,6 @@ Shape shape_of(QueryKind kind) {
       return Shape::cylinder(15, 56);
   }
   return Shape::point();
-}
-
-struct Query {
-  Vec3 from;
-  Vec3 to;
-  Vec3 direction;  // unit, for raycast
-  float length;
-};
-
-// Uniform in [0, 1) from the top 24 bits of the raw generator (all a float holds). Our own helper because
-// std::uniform_real_distribution is implementation-defined: query sets and checksums would differ
-// between standard libraries.
-float unit_float(std::mt19937& rng) {
-  return float(rng() >> 8) * (1.0f / 16777216.0f);
-}
-float uniform(std::mt19937& rng, float lo, float hi) {
-  return lo + (hi - lo) * unit_float(rng);
-}
-
-float motion_length(std::mt19937& rng, MotionLength length) {
-  switch (length) {
-    case MotionLength::kShort:
-      return 16.0f * (1.0f - unit_float(rng));  // (0, 16]: a zero-length motion is a different query
-    case MotionLength::kMedium:
-      return uniform(rng, 16.0f, 256.0f);
-    case MotionLength::kLong:
-      return uniform(rng, 2048.0f, 4096.0f);
-  }
-  return 0.0f;
-}
-
-Vec3 motion_direction(std::mt19937& rng, QueryKind kind) {
-  // Uniform in z is uniform on the sphere (Archimedes), so rays and spheres have no preferred direction.
-  const float max_sine = kind == QueryKind::kCylinder ? kCylinderMaxPitchSine : 1.0f;
-  const float sin_pitch = uniform(rng, -max_sine, max_sine);
-  // The heading by rejection from the unit disc rather than cos/sin of an angle: sqrt is correctly
-  // rounded everywhere, libm trigonometry is not, and the checksums must match across machines.
-  for (;;) {
-    const float x = uniform(rng, -1.0f, 1.0f);
-    const float y = uniform(rng, -1.0f, 1.0f);
-    const float s = x * x + y * y;
-    if (s > 1e-2f && s <= 1.0f) {
-      const float horizontal = std::sqrt(1.0f - sin_pitch * sin_pitch) / std::sqrt(s);
-      return {x * horizontal, y * horizontal, sin_pitch};
-    }
-  }
-}
-
-std::vector<Query> make_query_set(const BspTree& tree, QueryKind kind, MotionLength length,
-                                  std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  const Shape shape = shape_of(kind);
-  const Aabb box = tree.bounds();
-  std::vector<Query> queries;
-  queries.reserve(kQueriesPerSet);
-  for (std::size_t attempt = 0; attempt < kMaxStartAttempts && queries.size() < kQueriesPerSet; ++attempt) {
-    const Vec3 from{uniform(rng, box.min.x, box.max.x), uniform(rng, box.min.y, box.max.y),
-                    uniform(rng, box.min.z, box.min.z + kStartHeightFraction * (box.max.z - box.min.z))};
-    // Drawn before the free-space test so every attempt consumes the same numbers: if a change to the
-    // tree frees or fills a few starts, only those queries change instead of every one after them.
-    const Vec3 direction = motion_direction(rng, kind);
-    const float distance = motion_length(rng, length);
-    if (tree.overlap(shape, from).overlap) continue;
-    queries.push_back({from, from + direction * distance, direction, distance});
-  }
-  return queries;
 }
 
 struct StaticLevel {
@@ -156,7 +78,8 @@ StaticLevel load_static_level() {
     for (int m = 0; m < kMotionLengths; ++m) {
       const int index = k * kMotionLengths + m;
       s.query_sets[index] =
-          make_query_set(s.with_bevels.tree, QueryKind(k), MotionLength(m), kQuerySeed + index);
+          make_query_set(s.with_bevels.tree, shape_of(QueryKind(k)), QueryKind(k), MotionLength(m),
+                         kQueriesPerSet, kStartHeightFraction, kQuerySeed + index);
       if (s.query_sets[index].size() != kQueriesPerSet) {
         s.error = "too few free starts for query set " + std::to_string(index);
         return s;

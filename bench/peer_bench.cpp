@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/query_sets.hpp"
 #include "collision/bsp_build.hpp"
 #include "collision/bsp_tree.hpp"
 #include "world/level.hpp"
@@ -39,18 +40,15 @@
 namespace {
 
 using namespace shiftcast;
+using namespace shiftcast::bench;
 
 constexpr std::uint32_t kLevelSeed = 1;
 constexpr std::int32_t kLevelBrushes = 1200;
 constexpr std::uint32_t kQuerySeed = 20240601;
 constexpr std::size_t kDefaultQueriesPerSet = 100'000;
-// A cap on start attempts makes a level that is mostly solid report an error instead of hanging.
-constexpr std::size_t kMaxStartAttemptsPerQuery = 64;
 // The procedural arena's upper half is open air up to the boundary walls' tops, where queries would
 // measure little more than a descent through empty space; imported maps have structure at every height.
 constexpr float kProceduralStartHeightFraction = 0.5f;
-// Player sweeps climb or fall at most this steeply (sin of the pitch), as in bsp_bench.cpp.
-constexpr float kCylinderMaxPitchSine = 0.5f;
 constexpr float kSphereRadius = 15.0f;
 constexpr float kCylinderRadius = 15.0f;
 constexpr float kCylinderHeight = 56.0f;
@@ -71,35 +69,7 @@ constexpr std::size_t kWarmupQueries = 10'000;
 // so a slow engine is timed once and a fast one is not judged by a single pass hit by an interrupt.
 constexpr double kMinTimedSeconds = 0.25;
 
-enum class QueryKind : std::uint8_t { kRay, kSphere, kCylinder };
-enum class MotionLength : std::uint8_t { kShort, kMedium, kLong };
-constexpr int kQueryKinds = 3;
-constexpr int kMotionLengths = 3;
 constexpr int kQuerySets = kQueryKinds * kMotionLengths;
-
-const char* to_string(QueryKind kind) {
-  switch (kind) {
-    case QueryKind::kRay:
-      return "ray";
-    case QueryKind::kSphere:
-      return "sphere";
-    case QueryKind::kCylinder:
-      return "cylinder";
-  }
-  return "?";
-}
-
-const char* to_string(MotionLength length) {
-  switch (length) {
-    case MotionLength::kShort:
-      return "short";
-    case MotionLength::kMedium:
-      return "medium";
-    case MotionLength::kLong:
-      return "long";
-  }
-  return "?";
-}
 
 Shape shape_of(QueryKind kind) {
   switch (kind) {
@@ -113,78 +83,11 @@ Shape shape_of(QueryKind kind) {
   return Shape::point();
 }
 
-struct Query {
-  Vec3 from;
-  Vec3 to;
-  Vec3 direction;  // unit
-  float length;
-};
-
 // What every engine's answer is reduced to for the comparison.
 struct Answer {
   bool hit = false;
   float distance = 0;  // along the motion to the first contact; the motion's length when no hit
 };
-
-// Uniform in [0, 1) from the top 24 bits of the raw generator. Our own helper because the standard
-// distributions are implementation-defined: query sets and checksums would differ between libraries.
-float unit_float(std::mt19937& rng) {
-  return float(rng() >> 8) * (1.0f / 16777216.0f);
-}
-float uniform(std::mt19937& rng, float lo, float hi) {
-  return lo + (hi - lo) * unit_float(rng);
-}
-
-float motion_length(std::mt19937& rng, MotionLength length) {
-  switch (length) {
-    case MotionLength::kShort:
-      return 16.0f * (1.0f - unit_float(rng));  // (0, 16]: a zero-length motion is a different query
-    case MotionLength::kMedium:
-      return uniform(rng, 16.0f, 256.0f);
-    case MotionLength::kLong:
-      return uniform(rng, 2048.0f, 4096.0f);
-  }
-  return 0.0f;
-}
-
-Vec3 motion_direction(std::mt19937& rng, QueryKind kind) {
-  // Uniform in z is uniform on the sphere (Archimedes); the heading comes by rejection from the unit disc
-  // because sqrt is correctly rounded everywhere and libm's cos/sin are not.
-  const float max_sine = kind == QueryKind::kCylinder ? kCylinderMaxPitchSine : 1.0f;
-  const float sin_pitch = uniform(rng, -max_sine, max_sine);
-  for (;;) {
-    const float x = uniform(rng, -1.0f, 1.0f);
-    const float y = uniform(rng, -1.0f, 1.0f);
-    const float s = x * x + y * y;
-    if (s > 1e-2f && s <= 1.0f) {
-      const float horizontal = std::sqrt(1.0f - sin_pitch * sin_pitch) / std::sqrt(s);
-      return {x * horizontal, y * horizontal, sin_pitch};
-    }
-  }
-}
-
-// Starts are free for the query's own shape in shiftcast's tree, so every engine starts outside solid
-// (up to the peers' own view of the surface).
-std::vector<Query> make_query_set(const BspTree& tree, float start_height_fraction, QueryKind kind,
-                                  MotionLength length, std::size_t count, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  const Shape shape = shape_of(kind);
-  const Aabb box = tree.bounds();
-  std::vector<Query> queries;
-  queries.reserve(count);
-  for (std::size_t attempt = 0; attempt < kMaxStartAttemptsPerQuery * count && queries.size() < count;
-       ++attempt) {
-    const Vec3 from{uniform(rng, box.min.x, box.max.x), uniform(rng, box.min.y, box.max.y),
-                    uniform(rng, box.min.z, box.min.z + start_height_fraction * (box.max.z - box.min.z))};
-    // Drawn before the free-space test so every attempt consumes the same numbers: a change to the tree
-    // that frees or fills a few starts changes only those queries, not every one after them.
-    const Vec3 direction = motion_direction(rng, kind);
-    const float distance = motion_length(rng, length);
-    if (tree.overlap(shape, from).overlap) continue;
-    queries.push_back({from, from + direction * distance, direction, distance});
-  }
-  return queries;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -570,8 +473,9 @@ bool bench_level(const BenchLevel& b, std::size_t queries_per_set) {
       SetResult r;
       r.kind = QueryKind(k);
       r.length = MotionLength(m);
-      const std::vector<Query> queries = make_query_set(tree, b.start_height_fraction, r.kind, r.length,
-                                                        queries_per_set, kQuerySeed + std::uint32_t(index));
+      const std::vector<Query> queries =
+          make_query_set(tree, shape_of(r.kind), r.kind, r.length, queries_per_set, b.start_height_fraction,
+                         kQuerySeed + std::uint32_t(index));
       if (queries.size() != queries_per_set) {
         std::fprintf(stderr, "%s: only %zu free starts for %s %s\n", b.name.c_str(), queries.size(),
                      to_string(r.kind), to_string(r.length));

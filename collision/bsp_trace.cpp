@@ -351,7 +351,7 @@ std::int32_t overlap_brush(const BspTree& tree, std::int32_t child, const Offset
 }
 
 template <class Offsets>
-TraceResult run_trace(const BspTree& tree, const Offsets& offsets, Vec3 from, Vec3 to) {
+TraceResult run_trace(const BspTree& tree, const Offsets& offsets, float reach, Vec3 from, Vec3 to) {
   TraceResult result;
   result.end_position = to;
   const Vec3d from_d = to_double(from);
@@ -359,11 +359,12 @@ TraceResult run_trace(const BspTree& tree, const Offsets& offsets, Vec3 from, Ve
   const Tracer<Offsets> tracer(tree, offsets, from_d, delta);
   Impact impact;
   const double t_end = delta == Vec3d{} ? 0.0 : 1.0;
+  const std::int32_t start = tree.start_node(min(from, to), max(from, to), reach);
   bool found;
   if constexpr (std::is_same_v<Offsets, PointOffsets>) {
-    found = tracer.first_impact_point(tree.root(), t_end, impact);
+    found = tracer.first_impact_point(start, t_end, impact);
   } else {
-    found = tracer.first_impact(tree.root(), 0.0, t_end, {}, impact);
+    found = tracer.first_impact(start, 0.0, t_end, {}, impact);
   }
   if (!found) return result;
 
@@ -424,7 +425,8 @@ TraceResult refused(QueryStatus status, Vec3 from) {
 TraceResult BspTree::trace(const Shape& shape, Vec3 from, Vec3 to) const {
   if (!is_finite(from) || !is_finite(to)) return refused(QueryStatus::kNonFiniteInput, from);
   if (!shape.valid()) return refused(QueryStatus::kInvalidShape, from);
-  return with_offsets(shape, [&](const auto& offsets) { return run_trace(*this, offsets, from, to); });
+  return with_offsets(
+      shape, [&](const auto& offsets) { return run_trace(*this, offsets, shape.reach(), from, to); });
 }
 
 TraceResult BspTree::raycast(Vec3 origin, Vec3 direction, float max_distance) const {
@@ -433,7 +435,7 @@ TraceResult BspTree::raycast(Vec3 origin, Vec3 direction, float max_distance) co
   }
   const Vec3 to = origin + normalize(direction) * max_distance;
   if (!is_finite(to)) return refused(QueryStatus::kNonFiniteInput, origin);
-  return run_trace(*this, PointOffsets{}, origin, to);
+  return run_trace(*this, PointOffsets{}, 0.0f, origin, to);
 }
 
 OverlapResult BspTree::overlap(const Shape& shape, Vec3 position) const {
@@ -446,15 +448,16 @@ OverlapResult BspTree::overlap(const Shape& shape, Vec3 position) const {
     result.status = QueryStatus::kInvalidShape;
     return result;
   }
+  const std::int32_t start = start_node(position, position, shape.reach());
   result.brush = with_offsets(
-      shape, [&](const auto& offsets) { return overlap_brush(*this, root_, offsets, to_double(position)); });
+      shape, [&](const auto& offsets) { return overlap_brush(*this, start, offsets, to_double(position)); });
   result.overlap = result.brush != kNoBrush;
   return result;
 }
 
 std::int32_t BspTree::point_brush(Vec3 p) const {
   if (!is_finite(p)) return kNoBrush;
-  return overlap_brush(*this, root_, PointOffsets{}, to_double(p));
+  return overlap_brush(*this, start_node(p, p, 0.0f), PointOffsets{}, to_double(p));
 }
 
 }  // namespace shiftcast

@@ -96,13 +96,35 @@ class BspTree {
   std::int32_t brush_count() const { return brush_count_; }
   const Aabb& bounds() const { return bounds_; }  // of all brushes
 
+  // Where a query may start instead of the root: the deepest node (or leaf) whose ancestors all have the
+  // box [lo, hi] grown by `radius` strictly on one side, so a descent from the root would have sent
+  // everything the query can touch down this one path without splitting or clipping it. `radius` must
+  // bound the shape's reach from its reference point (Shape::reach()). Answers from the start grid, a
+  // uniform grid of cells kStartCell wide whose start nodes were found for the cell grown by
+  // kStartMargin; boxes that do not fit one grown cell start at the root.
+  std::int32_t start_node(Vec3 lo, Vec3 hi, float radius) const;
+
  private:
+  void build_start_grid();
+
   std::vector<BspNode> nodes_;
   std::vector<BspLeaf> leaves_;
   std::vector<Plane> bevels_;
   std::int32_t root_ = kEmptyLeaf;
   std::int32_t brush_count_ = 0;
   Aabb bounds_;
+  // Start grid: derived from the arrays at construction (empty for a tree that fails check()).
+  Vec3 grid_origin_{};
+  std::int32_t grid_dims_[3] = {0, 0, 0};
+  float grid_cell_ = 0;
+  std::vector<std::int32_t> grid_start_;
 };
+
+// The start grid's cell width, and how far each cell is grown before its start node is found: queries
+// whose swept box grown by their shape's reach stays within a grown cell skip the descent above it.
+inline constexpr float kStartCell = 128;
+inline constexpr float kStartMargin = 64;
+// The grid's size cap: larger levels get wider cells.
+inline constexpr std::int64_t kMaxStartCells = 1 << 18;
 
 }  // namespace shiftcast

@@ -61,6 +61,27 @@ double Shape::support(Vec3d u) const {
   return 0.0;
 }
 
+float Shape::reach() const {
+  const float shift = length(offset);
+  switch (kind) {
+    case ShapeKind::kPoint:
+      return 0.0f;
+    case ShapeKind::kSphere:
+      return shift + radius;
+    case ShapeKind::kCylinder:
+      return shift + std::sqrt(radius * radius + height * height);
+    case ShapeKind::kBox:
+      return shift + length(half_extents);
+    case ShapeKind::kHull: {
+      float best = 0.0f;
+      for (Vec3 v : hull_vertices)
+        best = std::max(best, length(v));
+      return best;
+    }
+  }
+  return 0.0f;
+}
+
 bool Shape::valid() const {
   const auto ok = [](float v) { return std::isfinite(v) && v >= 0.0f; };
   if (!is_finite(offset)) return false;

@@ -58,6 +58,9 @@ struct Shape {
   ShiftOffsets shift_offsets(Vec3d plane_normal) const {
     return {support(-plane_normal), support(plane_normal)};
   }
+  // The farthest any point of the shape is from the reference point: |support(u)| <= reach() for every
+  // unit u. Queries use it to start below the root (BspTree::start_node).
+  float reach() const;
   // True when every parameter is finite and non-negative (radius, height, extents) and a hull has at
   // least one vertex. Queries reject invalid shapes with QueryStatus::kInvalidShape.
   bool valid() const;

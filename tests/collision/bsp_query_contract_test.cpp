@@ -249,5 +249,39 @@ TEST_F(BspQueryContract, BoxAndHullSweepsAreNeverLateAndNeverEndInSolid) {
   EXPECT_GT(hits, 100);
 }
 
+TEST_F(BspQueryContract, ShortQueriesStartBelowTheRootAndOnlyOnPlanesTheirBoxClears) {
+  // start_node may skip a node only if the query's box grown by the shape's reach lies strictly on one
+  // side of it; checked here against every node on the skipped path, independently of the grid.
+  std::mt19937 rng(8);
+  const auto uniform = [&](float lo, float hi) { return lo + (hi - lo) * float(rng() >> 8) / 16777216.0f; };
+  const Aabb b = tree_->bounds();
+  int below_root = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const Vec3 p{uniform(b.min.x, b.max.x), uniform(b.min.y, b.max.y), uniform(b.min.z, b.max.z)};
+    const Vec3 q = p + Vec3{uniform(-16, 16), uniform(-16, 16), uniform(-16, 16)};
+    const float reach = (i % 2) ? 0.0f : Shape::cylinder(15, 56).reach();
+    const Vec3 lo = min(p, q) - Vec3{reach, reach, reach};
+    const Vec3 hi = max(p, q) + Vec3{reach, reach, reach};
+    const std::int32_t start = tree_->start_node(min(p, q), max(p, q), reach);
+    below_root += start != tree_->root();
+    // Walk from the root by the box's centre until the start node; each plane passed must clear the box.
+    std::int32_t child = tree_->root();
+    while (child != start) {
+      ASSERT_GE(child, 0) << "the start node is not on the box's path";
+      const BspNode& node = tree_->nodes()[std::size_t(child)];
+      float far_back = -1e30f;
+      float far_front = 1e30f;
+      for (int c = 0; c < 8; ++c) {
+        const Vec3 corner{c & 1 ? hi.x : lo.x, c & 2 ? hi.y : lo.y, c & 4 ? hi.z : lo.z};
+        far_back = std::max(far_back, node.plane.distance(corner));
+        far_front = std::min(far_front, node.plane.distance(corner));
+      }
+      ASSERT_TRUE(far_back < 0 || far_front > 0) << "a skipped plane cuts the query's box";
+      child = node.child[far_back < 0 ? 0 : 1];
+    }
+  }
+  EXPECT_GT(below_root, 10000);
+}
+
 }  // namespace
 }  // namespace shiftcast

@@ -20,7 +20,8 @@ LevelResult level_failure(std::string file, std::uint64_t offset, bool is_line, 
 std::uint64_t fnv1a64(const void* data, std::size_t size) {
   const auto* bytes = static_cast<const unsigned char*>(data);
   std::uint64_t h = 0xcbf29ce484222325ull;
-  for (std::size_t i = 0; i < size; ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
+  for (std::size_t i = 0; i < size; ++i)
+    h = (h ^ bytes[i]) * 0x100000001b3ull;
   return h;
 }
 
@@ -28,7 +29,8 @@ void compute_level_bounds(Level& level) {
   level.bounds = {};
   for (const Brush& brush : level.brushes) {
     std::vector<Planed> planes;
-    for (const Plane& p : brush.planes) planes.push_back(to_double(p));
+    for (const Plane& p : brush.planes)
+      planes.push_back(to_double(p));
     const Aabbd box = polytope_from_planes(planes, kWorldExtent, kPlaneEpsilon).bounds();
     if (box.empty()) continue;
     level.bounds.grow(to_float(box.min));

@@ -31,25 +31,25 @@ inline constexpr std::uint32_t kContentsTrigger = 0x40000000;
 inline constexpr std::uint32_t kContentsPlayerSolid = kContentsSolid | kContentsPlayerClip;
 
 struct SpawnPoint {
-  Vec3 origin;        // where the entity's origin is (Quake: the player's box centre, 24 above the feet)
+  Vec3 origin;  // where the entity's origin is (Quake: the player's box centre, 24 above the feet)
   float yaw_degrees = 0;
   std::string classname;  // e.g. info_player_deathmatch
 };
 
 struct Level {
-  std::string name;                    // file name it came from
-  std::uint64_t source_hash = 0;       // FNV-1a 64 of the source file's bytes
-  std::vector<Brush> brushes;          // only brushes whose contents block players
+  std::string name;                                // file name it came from
+  std::uint64_t source_hash = 0;                   // FNV-1a 64 of the source file's bytes
+  std::vector<Brush> brushes;                      // only brushes whose contents block players
   std::vector<std::uint32_t> brush_contents;       // one per brush
   std::vector<std::uint32_t> brush_surface_flags;  // one per brush: OR of its sides' surface flags
   std::vector<SpawnPoint> spawns;
-  Aabb bounds;                         // of all brushes
+  Aabb bounds;  // of all brushes
 
   // Import statistics, for the tool and the logs.
-  std::int32_t source_brushes = 0;     // brushes in the source, of every content
-  std::int32_t skipped_nonsolid = 0;   // water, fog, triggers and other non-blocking contents
-  std::int32_t patches = 0;            // curved surfaces tessellated
-  std::int32_t patch_brushes = 0;      // thin brushes made from patch triangles
+  std::int32_t source_brushes = 0;    // brushes in the source, of every content
+  std::int32_t skipped_nonsolid = 0;  // water, fog, triggers and other non-blocking contents
+  std::int32_t patches = 0;           // curved surfaces tessellated
+  std::int32_t patch_brushes = 0;     // thin brushes made from patch triangles
 };
 
 struct LevelError {

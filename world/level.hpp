@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collision/aabb.hpp"
@@ -70,6 +71,29 @@ struct LevelResult {
 };
 
 LevelResult level_failure(std::string file, std::uint64_t offset, bool is_line, std::string what);
+
+// Quake's player spawn entities: info_player_deathmatch, info_player_start and the team_CTF_ red/blue
+// spawn and player points. One list for every importer.
+bool is_player_spawn(std::string_view classname);
+
+// The values of a spawn entity's keys, null where the key is absent. "angle" (yaw) wins over "angles"
+// (pitch yaw roll), as in the game.
+struct SpawnKeys {
+  std::string_view classname;
+  const std::string* origin = nullptr;
+  const std::string* angle = nullptr;
+  const std::string* angles = nullptr;
+};
+
+// Why a spawn's keys cannot be used: which key, and what was wrong; `key` is empty when they can.
+struct SpawnKeyError {
+  std::string key;
+  std::string what;
+};
+
+// Fills `out` from the keys: origin must be three finite numbers within the world, angle one, angles
+// three. Shared by the importers so a spawn means the same in every source format.
+SpawnKeyError spawn_from_keys(const SpawnKeys& keys, SpawnPoint& out);
 
 // FNV-1a 64 over bytes: the source hash stored in compiled levels.
 std::uint64_t fnv1a64(const void* data, std::size_t size);

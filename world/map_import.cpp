@@ -212,13 +212,6 @@ bool is_static_geometry(std::string_view classname) {
   return classname == "worldspawn" || classname == "func_group" || classname == "func_detail";
 }
 
-bool is_spawn(std::string_view classname) {
-  if (classname == "info_player_start" || classname == "info_player_deathmatch") return true;
-  // team_CTF_redspawn, team_CTF_bluespawn (respawns), team_CTF_redplayer, team_CTF_blueplayer (initial).
-  if (!classname.starts_with("team_CTF_")) return false;
-  return classname.ends_with("spawn") || classname.ends_with("player");
-}
-
 class MapParser {
  public:
   MapParser(std::string_view text, const std::string& name) : lexer_(text), name_(name) {}
@@ -505,29 +498,6 @@ bool build_brush(const ParsedBrush& parsed, const std::string& name, Brush& out,
   return true;
 }
 
-// "x y z" with exactly three finite numbers inside the world.
-bool parse_vector(std::string_view s, Vec3d& out) {
-  double v[3];
-  int count = 0;
-  std::size_t pos = 0;
-  while (pos < s.size()) {
-    while (pos < s.size() && is_space(s[pos]))
-      ++pos;
-    if (pos >= s.size()) break;
-    std::size_t end = pos;
-    while (end < s.size() && !is_space(s[end]))
-      ++end;
-    if (count == 3) return false;
-    if (parse_double(s.substr(pos, end - pos), v[count]) != NumberStatus::kOk) return false;
-    if (std::fabs(v[count]) > kWorldExtent) return false;
-    ++count;
-    pos = end;
-  }
-  if (count != 3) return false;
-  out = {v[0], v[1], v[2]};
-  return true;
-}
-
 }  // namespace
 
 std::optional<Planed> plane_from_points(Vec3d p0, Vec3d p1, Vec3d p2) {
@@ -606,34 +576,18 @@ LevelResult import_map(std::string_view text, const std::string& name, MapImport
       level.brush_contents.push_back(contents);
       level.brush_surface_flags.push_back(surface_flags);
     }
-    if (!is_spawn(classname)) continue;
-    SpawnPoint spawn;
-    spawn.classname = std::string(classname);
+    if (!is_player_spawn(classname)) continue;
     const KeyValue* origin = e.find("origin");
-    if (origin == nullptr) return level_failure(name, e.line, true, spawn.classname + " has no \"origin\"");
-    Vec3d o;
-    if (!parse_vector(origin->value, o)) {
-      return level_failure(name, origin->line, true,
-                           "\"origin\" must be three finite numbers inside the world, got \"" +
-                               origin->value.substr(0, kMaxQuotedToken) + "\"");
-    }
-    spawn.origin = to_float(o);
-    if (const KeyValue* angle = e.find("angle")) {
-      double yaw = 0;
-      if (parse_double(angle->value, yaw) != NumberStatus::kOk) {
-        return level_failure(
-            name, angle->line, true,
-            "\"angle\" must be a finite number, got \"" + angle->value.substr(0, kMaxQuotedToken) + "\"");
-      }
-      spawn.yaw_degrees = static_cast<float>(yaw);
-    } else if (const KeyValue* angles = e.find("angles")) {
-      Vec3d pyr;  // pitch yaw roll
-      if (!parse_vector(angles->value, pyr)) {
-        return level_failure(name, angles->line, true,
-                             "\"angles\" must be three finite numbers, got \"" +
-                                 angles->value.substr(0, kMaxQuotedToken) + "\"");
-      }
-      spawn.yaw_degrees = static_cast<float>(pyr.y);
+    const KeyValue* angle = e.find("angle");
+    const KeyValue* angles = e.find("angles");
+    SpawnPoint spawn;
+    const SpawnKeyError error =
+        spawn_from_keys({classname, origin ? &origin->value : nullptr, angle ? &angle->value : nullptr,
+                         angles ? &angles->value : nullptr},
+                        spawn);
+    if (!error.key.empty()) {
+      const KeyValue* at = e.find(error.key);
+      return level_failure(name, at != nullptr ? at->line : e.line, true, error.what);
     }
     level.spawns.push_back(std::move(spawn));
   }

@@ -570,59 +570,18 @@ class EntityLexer {
   std::size_t pos_ = 0;
 };
 
-// Parses exactly `count` whitespace-separated numbers ("x y z"); false on anything else.
-bool parse_numbers(std::string_view text, float* out, int count) {
-  std::size_t pos = 0;
-  for (int k = 0; k < count; ++k) {
-    while (pos < text.size() && text[pos] == ' ')
-      ++pos;
-    const char* begin = text.data() + pos;
-    const char* end = text.data() + text.size();
-    // from_chars rejects a leading '+', which some editors write.
-    if (begin < end && *begin == '+') ++begin;
-    const auto [ptr, ec] = std::from_chars(begin, end, out[k]);
-    if (ec != std::errc() || !std::isfinite(out[k])) return false;
-    pos = std::size_t(ptr - text.data());
-  }
-  while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t'))
-    ++pos;
-  return pos == text.size();
-}
-
-bool is_player_spawn(std::string_view classname) {
-  return classname == "info_player_deathmatch" || classname == "info_player_start" ||
-         classname == "team_CTF_redspawn" || classname == "team_CTF_bluespawn" ||
-         classname == "team_CTF_redplayer" || classname == "team_CTF_blueplayer";
-}
-
 bool Importer::add_spawn(const std::vector<std::pair<std::string, std::string>>& keys, std::size_t offset) {
+  SpawnKeys spawn_keys;
+  for (const auto& [key, value] : keys) {
+    if (key == "classname") spawn_keys.classname = value;
+    if (key == "origin") spawn_keys.origin = &value;
+    if (key == "angle") spawn_keys.angle = &value;
+    if (key == "angles") spawn_keys.angles = &value;
+  }
+  if (!is_player_spawn(spawn_keys.classname)) return true;
   SpawnPoint spawn;
-  bool has_angle = false;
-  for (const auto& [key, value] : keys) {
-    if (key == "classname") spawn.classname = value;
-  }
-  if (!is_player_spawn(spawn.classname)) return true;
-  for (const auto& [key, value] : keys) {
-    float v[3];
-    if (key == "origin") {
-      if (!parse_numbers(value, v, 3)) {
-        return fail(offset, spawn.classname + " origin \"" + value + "\" is not three numbers");
-      }
-      spawn.origin = {v[0], v[1], v[2]};
-    } else if (key == "angle") {
-      if (!parse_numbers(value, v, 1)) {
-        return fail(offset, spawn.classname + " angle \"" + value + "\" is not a number");
-      }
-      spawn.yaw_degrees = v[0];
-      has_angle = true;
-    } else if (key == "angles" && !has_angle) {
-      // "pitch yaw roll"; "angle" wins when both are given, as in the game's G_SetMovedir users.
-      if (!parse_numbers(value, v, 3)) {
-        return fail(offset, spawn.classname + " angles \"" + value + "\" is not three numbers");
-      }
-      spawn.yaw_degrees = v[1];
-    }
-  }
+  const SpawnKeyError error = spawn_from_keys(spawn_keys, spawn);
+  if (!error.key.empty()) return fail(offset, spawn.classname + ": " + error.what);
   level_.spawns.push_back(std::move(spawn));
   return true;
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -13,6 +12,7 @@
 
 #include "collision/bsp_build.hpp"
 #include "collision/convex_polytope.hpp"
+#include "world/quake_lexer.hpp"
 
 namespace shiftcast {
 namespace {
@@ -512,63 +512,6 @@ bool Importer::read_patches() {
 
 // The entity lump is text: { "key" "value" ... } blocks, with // comments, read like the engine's
 // COM_Parse (quoted strings without escapes, or bare words). It ends at its first NUL, as a C string.
-class EntityLexer {
- public:
-  EntityLexer(std::string_view text, std::size_t base) : text_(text), base_(base) {}
-
-  enum class Kind { kEnd, kOpen, kClose, kString };
-  struct Token {
-    Kind kind;
-    std::string_view text;
-    std::size_t offset;  // in the file
-  };
-
-  // Returns false on an unterminated string.
-  bool next(Token& token) {
-    for (;;) {
-      while (pos_ < text_.size() && std::uint8_t(text_[pos_]) <= ' ')
-        ++pos_;
-      if (pos_ + 1 < text_.size() && text_[pos_] == '/' && text_[pos_ + 1] == '/') {
-        while (pos_ < text_.size() && text_[pos_] != '\n')
-          ++pos_;
-        continue;
-      }
-      break;
-    }
-    token.offset = base_ + pos_;
-    if (pos_ >= text_.size()) {
-      token = {Kind::kEnd, {}, base_ + pos_};
-      return true;
-    }
-    const char c = text_[pos_];
-    if (c == '{' || c == '}') {
-      token.kind = c == '{' ? Kind::kOpen : Kind::kClose;
-      token.text = text_.substr(pos_, 1);
-      ++pos_;
-      return true;
-    }
-    token.kind = Kind::kString;
-    if (c == '"') {
-      const std::size_t close = text_.find('"', pos_ + 1);
-      if (close == std::string_view::npos) return false;
-      token.text = text_.substr(pos_ + 1, close - pos_ - 1);
-      pos_ = close + 1;
-      return true;
-    }
-    const std::size_t start = pos_;
-    while (pos_ < text_.size() && std::uint8_t(text_[pos_]) > ' ' && text_[pos_] != '{' &&
-           text_[pos_] != '}' && text_[pos_] != '"') {
-      ++pos_;
-    }
-    token.text = text_.substr(start, pos_ - start);
-    return true;
-  }
-
- private:
-  std::string_view text_;
-  std::size_t base_;
-  std::size_t pos_ = 0;
-};
 
 bool Importer::add_spawn(const std::vector<std::pair<std::string, std::string>>& keys, std::size_t offset) {
   SpawnKeys spawn_keys;
@@ -591,29 +534,34 @@ bool Importer::read_entities() {
   const std::span<const std::uint8_t> raw = in_.bytes(lump.offset, lump.count);
   std::string_view text(reinterpret_cast<const char*>(raw.data()), raw.size());
   text = text.substr(0, text.find('\0'));
-  EntityLexer lexer(text, lump.offset);
-  EntityLexer::Token token;
+  QuakeLexer lexer(text);
   std::vector<std::pair<std::string, std::string>> keys;
+  const auto at = [&](const Token& t) { return lump.offset + t.offset; };
+  const auto is_text = [](const Token& t) {
+    return t.kind == TokenKind::kString || t.kind == TokenKind::kWord;
+  };
   for (;;) {
-    if (!lexer.next(token)) return fail(token.offset, "unterminated string in the entity lump");
-    if (token.kind == EntityLexer::Kind::kEnd) return true;
-    if (token.kind != EntityLexer::Kind::kOpen) {
-      return fail(token.offset, "expected '{' to open an entity in the entity lump");
+    Token token = lexer.next();
+    if (token.kind == TokenKind::kError)
+      return fail(at(token), std::string(token.text) + " in the entity lump");
+    if (token.kind == TokenKind::kEnd) return true;
+    if (token.kind != TokenKind::kOpenBrace) {
+      return fail(at(token), "expected '{' to open an entity in the entity lump");
     }
-    const std::size_t entity_offset = token.offset;
+    const std::size_t entity_offset = at(token);
     keys.clear();
     for (;;) {
-      if (!lexer.next(token)) return fail(token.offset, "unterminated string in the entity lump");
-      if (token.kind == EntityLexer::Kind::kClose) break;
-      if (token.kind != EntityLexer::Kind::kString) {
-        return fail(token.offset, "expected a key or '}' in the entity lump");
-      }
+      token = lexer.next();
+      if (token.kind == TokenKind::kError)
+        return fail(at(token), std::string(token.text) + " in the entity lump");
+      if (token.kind == TokenKind::kCloseBrace) break;
+      if (!is_text(token)) return fail(at(token), "expected a key or '}' in the entity lump");
       const std::string key(token.text);
-      const std::size_t key_offset = token.offset;
-      if (!lexer.next(token)) return fail(token.offset, "unterminated string in the entity lump");
-      if (token.kind != EntityLexer::Kind::kString) {
-        return fail(key_offset, "entity key \"" + key + "\" has no value");
-      }
+      const std::size_t key_offset = at(token);
+      token = lexer.next();
+      if (token.kind == TokenKind::kError)
+        return fail(at(token), std::string(token.text) + " in the entity lump");
+      if (!is_text(token)) return fail(key_offset, "entity key \"" + key + "\" has no value");
       keys.emplace_back(key, std::string(token.text));
     }
     ++stats_.entities;

@@ -95,24 +95,8 @@ const StaticLevel& static_level() {
   return level;
 }
 
-constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ull;
-constexpr std::uint64_t kFnvPrime = 0x100000001b3ull;
-
-std::uint64_t mix(std::uint64_t h, float v) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  return (h ^ bits) * kFnvPrime;
-}
-
-std::uint64_t mix(std::uint64_t h, const TraceResult& r) {
-  h = mix(h, r.fraction);
-  h = mix(h, r.end_position.x);
-  h = mix(h, r.end_position.y);
-  return mix(h, r.end_position.z);
-}
-
 struct PassSummary {
-  std::uint64_t checksum = kFnvOffset;
+  std::uint64_t checksum = kResultHashSeed;
   std::int64_t hits = 0;
   std::int64_t start_solid = 0;
   double fraction_sum = 0;
@@ -125,7 +109,7 @@ PassSummary time_queries(benchmark::State& state, const std::vector<Query>& quer
   PassSummary summary;
   for (const Query& q : queries) {
     const TraceResult r = answer(q);
-    summary.checksum = mix(summary.checksum, r);
+    summary.checksum = mix_result(summary.checksum, r);
     summary.hits += r.hit;
     summary.start_solid += r.start_solid;
     summary.fraction_sum += r.fraction;

@@ -285,22 +285,6 @@ Disagreement compare(const std::vector<Answer>& ours, const std::vector<Answer>&
   return d;
 }
 
-constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ull;
-constexpr std::uint64_t kFnvPrime = 0x100000001b3ull;
-
-std::uint64_t mix(std::uint64_t h, float v) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  return (h ^ bits) * kFnvPrime;
-}
-
-std::uint64_t mix(std::uint64_t h, const TraceResult& r) {
-  h = mix(h, r.fraction);
-  h = mix(h, r.end_position.x);
-  h = mix(h, r.end_position.y);
-  return mix(h, r.end_position.z);
-}
-
 struct SetResult {
   QueryKind kind{};
   MotionLength length{};
@@ -463,7 +447,7 @@ bool bench_level(const BenchLevel& b, std::size_t queries_per_set) {
   std::fflush(stdout);
 
   std::vector<SetResult> results;
-  std::uint64_t checksum = kFnvOffset;
+  std::uint64_t checksum = kResultHashSeed;
   std::vector<Answer> ours;
   std::vector<Answer> peer;
   std::vector<TraceResult> traces;
@@ -511,7 +495,7 @@ bool bench_level(const BenchLevel& b, std::size_t queries_per_set) {
       }
       std::int64_t hits = 0;
       for (const TraceResult& t : traces) {
-        checksum = mix(checksum, t);
+        checksum = mix_result(checksum, t);
         hits += t.hit;
       }
       r.hit_rate = double(hits) / double(queries.size());

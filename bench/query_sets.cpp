@@ -50,18 +50,6 @@ Vec3 motion_direction(std::mt19937& rng, QueryKind kind) {
 
 }  // namespace
 
-const char* to_string(QueryKind kind) {
-  switch (kind) {
-    case QueryKind::kRay:
-      return "ray";
-    case QueryKind::kSphere:
-      return "sphere";
-    case QueryKind::kCylinder:
-      return "cylinder";
-  }
-  return "?";
-}
-
 const char* to_string(MotionLength length) {
   switch (length) {
     case MotionLength::kShort:

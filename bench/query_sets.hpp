@@ -13,15 +13,14 @@
 #include <vector>
 
 #include "collision/bsp_tree.hpp"
+#include "world/query_csv.hpp"
 
 namespace shiftcast::bench {
 
-enum class QueryKind : std::uint8_t { kRay, kSphere, kCylinder };
+// The query kinds are shiftcast-level's (world/query_csv.hpp): ray, sphere, cylinder.
 enum class MotionLength : std::uint8_t { kShort, kMedium, kLong };  // (0, 16], [16, 256], [2048, 4096] units
-inline constexpr int kQueryKinds = 3;
 inline constexpr int kMotionLengths = 3;
 
-const char* to_string(QueryKind kind);
 const char* to_string(MotionLength length);
 
 struct Query {

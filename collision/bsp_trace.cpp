@@ -138,6 +138,17 @@ Span front_part(const Plane& plane, double ds, double dw, double front, bool clo
   return s;
 }
 
+// A share of the motion waiting on the traversal stack: the subtree, its [t0, t1] and the plane it was
+// entered through. Trivially constructible (no default member initialisers), so a stack array of
+// kMaxTreeDepth of them costs nothing per query.
+struct Pending {
+  std::int32_t child;
+  bool front;
+  const Plane* plane;
+  double t0;
+  double t1;
+};
+
 template <class Offsets>
 class Tracer {
  public:
@@ -155,13 +166,6 @@ class Tracer {
   // later subtrees only look for earlier contacts, and a hit is never cleared by a later miss (the
   // digest's fix of HitCheckBSP line 12).
   bool first_impact(std::int32_t child, double t0, double t1, Entry entry, Impact& best) const {
-    struct Pending {  // trivially constructible: the array costs nothing per query
-      std::int32_t child;
-      bool front;
-      const Plane* plane;
-      double t0;
-      double t1;
-    };
     Pending stack[kMaxTreeDepth];
     int top = 0;
     bool found = false;
@@ -213,14 +217,6 @@ class Tracer {
   // The point case of first_impact, iterative: with no shift the two sides partition the segment, so
   // each crossing sends the near part down first and stacks the far part; no band, no bevels.
   bool first_impact_point(std::int32_t child, double t1, Impact& best) const {
-    // Trivially constructible (no default member initialisers), so the array costs nothing per query.
-    struct Pending {
-      std::int32_t child;
-      bool front;
-      const Plane* plane;
-      double t0;
-      double t1;
-    };
     Pending stack[kMaxTreeDepth];
     int top = 0;
     double t0 = 0.0;

@@ -29,9 +29,6 @@ namespace {
 using namespace shiftcast;
 using namespace shiftcast::bench;
 
-constexpr std::uint32_t kLevelSeed = 1;
-constexpr std::int32_t kLevelBrushes = 1200;
-constexpr std::uint32_t kQuerySeed = 20240601;
 // A power of two so the benchmark loop can wrap with a mask; large enough that a timing averages over
 // many paths through the tree rather than a few the branch predictor has learnt, small enough to
 // generate in milliseconds.
@@ -64,7 +61,7 @@ struct StaticLevel {
 
 StaticLevel load_static_level() {
   StaticLevel s;
-  s.level = make_procedural_level({.seed = kLevelSeed, .target_brushes = kLevelBrushes});
+  s.level = make_procedural_level({.seed = kBenchLevelSeed, .target_brushes = kBenchLevelBrushes});
   s.with_bevels = build_bsp(s.level.brushes, {});
   s.without_bevels = build_bsp(s.level.brushes, {.add_bevels = false});
   for (const BspBuildResult* built : {&s.with_bevels, &s.without_bevels}) {
@@ -79,7 +76,7 @@ StaticLevel load_static_level() {
       const int index = k * kMotionLengths + m;
       s.query_sets[index] =
           make_query_set(s.with_bevels.tree, shape_of(QueryKind(k)), QueryKind(k), MotionLength(m),
-                         kQueriesPerSet, kStartHeightFraction, kQuerySeed + index);
+                         kQueriesPerSet, kStartHeightFraction, kBenchQuerySeed + index);
       if (s.query_sets[index].size() != kQueriesPerSet) {
         s.error = "too few free starts for query set " + std::to_string(index);
         return s;
@@ -181,7 +178,7 @@ BENCHMARK(BM_CylinderMediumBevels)->ArgName("bevels")->Arg(1)->Arg(0);
 
 void BM_BuildBsp(benchmark::State& state) {
   const ProceduralLevel level =
-      make_procedural_level({.seed = kLevelSeed, .target_brushes = std::int32_t(state.range(0))});
+      make_procedural_level({.seed = kBenchLevelSeed, .target_brushes = std::int32_t(state.range(0))});
   BspBuildStats stats;
   for (auto _ : state) {
     BspBuildResult built = build_bsp(level.brushes, {});
@@ -197,7 +194,7 @@ void BM_BuildBsp(benchmark::State& state) {
   state.counters["bevel_planes"] = stats.bevel_planes;
   state.counters["depth"] = stats.max_depth;
 }
-BENCHMARK(BM_BuildBsp)->Arg(240)->Arg(kLevelBrushes)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BuildBsp)->Arg(240)->Arg(kBenchLevelBrushes)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -42,9 +42,6 @@ namespace {
 using namespace shiftcast;
 using namespace shiftcast::bench;
 
-constexpr std::uint32_t kLevelSeed = 1;
-constexpr std::int32_t kLevelBrushes = 1200;
-constexpr std::uint32_t kQuerySeed = 20240601;
 constexpr std::size_t kDefaultQueriesPerSet = 100'000;
 // The procedural arena's upper half is open air up to the boundary walls' tops, where queries would
 // measure little more than a descent through empty space; imported maps have structure at every height.
@@ -334,9 +331,9 @@ LoadResult load_level(const std::string& path) {
 
 BenchLevel procedural_level() {
   BenchLevel b;
-  ProceduralLevel p = make_procedural_level({.seed = kLevelSeed, .target_brushes = kLevelBrushes});
-  b.name =
-      "procedural (seed " + std::to_string(kLevelSeed) + ", " + std::to_string(kLevelBrushes) + " brushes)";
+  ProceduralLevel p = make_procedural_level({.seed = kBenchLevelSeed, .target_brushes = kBenchLevelBrushes});
+  b.name = "procedural (seed " + std::to_string(kBenchLevelSeed) + ", " + std::to_string(kBenchLevelBrushes) +
+           " brushes)";
   b.level.name = b.name;
   b.level.brushes = std::move(p.brushes);
   b.level.brush_contents.assign(b.level.brushes.size(), kContentsSolid);
@@ -459,7 +456,7 @@ bool bench_level(const BenchLevel& b, std::size_t queries_per_set) {
       r.length = MotionLength(m);
       const std::vector<Query> queries =
           make_query_set(tree, shape_of(r.kind), r.kind, r.length, queries_per_set, b.start_height_fraction,
-                         kQuerySeed + std::uint32_t(index));
+                         kBenchQuerySeed + std::uint32_t(index));
       if (queries.size() != queries_per_set) {
         std::fprintf(stderr, "%s: only %zu free starts for %s %s\n", b.name.c_str(), queries.size(),
                      to_string(r.kind), to_string(r.length));

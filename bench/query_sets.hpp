@@ -17,6 +17,12 @@
 
 namespace shiftcast::bench {
 
+// The procedural level both benchmark programs measure when given no level file, and the seed their
+// query sets start from (set i uses kBenchQuerySeed + i).
+inline constexpr std::uint32_t kBenchLevelSeed = 1;
+inline constexpr std::int32_t kBenchLevelBrushes = 1200;
+inline constexpr std::uint32_t kBenchQuerySeed = 20240601;
+
 // The query kinds are shiftcast-level's (world/query_csv.hpp): ray, sphere, cylinder.
 enum class MotionLength : std::uint8_t { kShort, kMedium, kLong };  // (0, 16], [16, 256], [2048, 4096] units
 inline constexpr int kMotionLengths = 3;

@@ -1,0 +1,1 @@
+#include "collision/narrow_phase.hpp"

@@ -1,0 +1,1 @@
+#include "collision/time_of_impact.hpp"

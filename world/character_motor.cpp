@@ -1,0 +1,1 @@
+#include "world/character_motor.hpp"

@@ -1,0 +1,1 @@
+#include "world/mover_path.hpp"

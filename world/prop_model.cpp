@@ -1,0 +1,1 @@
+#include "world/prop_model.hpp"

@@ -1,0 +1,162 @@
+// Simulation: one match's world, advanced by a deterministic fixed tick. Players (character motor),
+// projectiles (swept spheres), kinematic props (doors, lifts, platforms on MoverPaths) and crates
+// (falling boxes that sleep at rest) move through a compiled level; every touch becomes a Contact; after
+// every tick no entity overlaps the level or another solid entity.
+//
+//   Simulation sim(level, navmesh, config);        // level and navmesh shared, read-only
+//   int crate = sim.add_model(make_box_model("crate", {16, 16, 16}).model);
+//   EntityId p = sim.add_player({0, 0, 0}, 0);
+//   sim.set_input(p, input);                       // once per tick per player (else: no input)
+//   sim.step();                                    // one tick of 1 / tick_rate seconds
+//   for (const Contact& c : sim.contacts()) ...    // this tick's contacts, deterministic order
+//   sim.state_hash();                              // bit-exact fingerprint of the world
+//
+// A tick, in order:
+//   1. kinematic props move to their path pose; riders are carried, pushed players swept out of the way
+//      (a mover that cannot push a player stays where it was: it is blocked, as a Quake door is)
+//   2. players run the character motor in id order, blocked by the level, props and earlier players
+//   3. crates fall, projectiles fly: candidates from speedboxes in the grid, exact time of impact against
+//      the level (the BSP trace) and entities (time_of_impact), resolved in time-of-impact order
+//   4. the grid's candidate pairs pass the filter cascade: touches become contacts, overlaps are
+//      invariant violations, re-placed at the nearest free spot (navmesh) and counted
+//   5. the tick is published to the history (rewinds) and its stats recorded
+//
+// Determinism: the same level, config and inputs give the same state_hash at every tick, on any run.
+// Nothing reads a clock inside step() except FilterOptions::measure_time's timers, which only feed stats.
+// Not thread-safe: one thread steps a simulation; others read its history().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "collision/bsp_tree.hpp"
+#include "world/character_motor.hpp"
+#include "world/contact.hpp"
+#include "world/entity.hpp"
+#include "world/filters.hpp"
+#include "world/grid.hpp"
+#include "world/mover_path.hpp"
+#include "world/player_input.hpp"
+#include "world/prop_model.hpp"
+#include "world/tick_history.hpp"
+#include "world/world_query.hpp"
+
+namespace shiftcast {
+
+class NavMesh;
+class NavQuery;
+
+// Distance within which two things count as touching (a contact), Quake units.
+inline constexpr float kContactDistance = 0.25f;
+// Gap kept between entities that stop against each other (the entity analogue of kSurfaceBackoff):
+// large against GJK's tolerance, small against kContactDistance so stopped entities touch.
+inline constexpr float kEntitySkin = 1.0f / 32.0f;
+
+struct SimulationConfig {
+  int tick_rate = 64;  // Hz, 20..128
+  MotorConfig motor;
+  float grid_cell = 0;  // 0: Grid::derive_cell_size from the largest entity added before the first step
+  float projectile_radius = 4;
+  float projectile_speed = 900;   // units/s, the speed a fired projectile leaves at (<= 10,000)
+  float projectile_lifetime = 3;  // seconds
+  float projectile_gravity = 0;   // 0: rockets; 800: grenades
+  float fire_interval = 0.5f;     // seconds between shots of one player
+  float crate_gravity = 800;
+  int sleep_ticks = 16;  // ticks at rest before a crate sleeps
+  float history_seconds = 1;
+  bool check_invariants = true;      // every tick (tests, debug); false: only count what step 4 finds
+  bool measure_filter_time = false;  // Blow's table timing (costs a clock read per stage)
+  float max_speed = 10000;           // any velocity beyond this is clamped and counted (absurd input)
+};
+
+struct TickStats {
+  std::uint64_t tick = 0;
+  int candidate_pairs = 0;
+  int contacts = 0;
+  int invariant_violations = 0;
+  int replacements = 0;
+  int projectile_hits = 0;
+  int toi_searches = 0;
+};
+
+struct SimulationCounters {
+  std::uint64_t ticks = 0;
+  std::uint64_t contacts = 0;
+  std::uint64_t invariant_violations = 0;
+  std::uint64_t replacements = 0;          // entities re-placed at a free spot
+  std::uint64_t replacement_failures = 0;  // no free spot found: the entity was removed (projectiles,
+                                           // crates) or left where it was (players) and counted again
+  std::uint64_t invalid_inputs = 0;
+  std::uint64_t blocked_movers = 0;
+  std::uint64_t projectiles_fired = 0;
+  std::uint64_t projectile_hits = 0;
+  std::uint64_t toi_searches = 0;
+  std::uint64_t speed_clamps = 0;
+  FilterStats filters;
+};
+
+class Simulation {
+ public:
+  // `level` must outlive the simulation; `navmesh` may be null (re-placement then searches outward in
+  // free space only).
+  Simulation(const BspTree& level, const NavMesh* navmesh, const SimulationConfig& config);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  // Models are added before the first step and never removed; the index names them.
+  int add_model(std::unique_ptr<PropModel> model);
+  const PropModel& model(int index) const;
+
+  EntityId add_player(Vec3 feet, float yaw);
+  EntityId add_projectile(Vec3 centre, Vec3 velocity, EntityId owner);
+  EntityId add_kinematic_prop(int model, MoverPath path);
+  EntityId add_crate(int model, const Pose& pose);
+  bool remove(EntityId id);
+
+  // Out-of-range inputs are counted and replaced by "no input" (player_input.hpp).
+  void set_input(EntityId player, const PlayerInput& input);
+  void step();
+
+  std::uint64_t tick() const { return tick_; }
+  double time() const;  // seconds since the start: tick / tick_rate
+  std::span<const Contact> contacts() const { return contacts_; }
+  const TickStats& last_tick() const { return last_tick_; }
+  const SimulationCounters& counters() const { return counters_; }
+  std::uint64_t state_hash() const;
+
+  const Entity* find(EntityId id) const;
+  std::span<const Entity> entities() const { return entities_; }  // sorted by id
+  const MotorState* motor_state(EntityId player) const;
+  const BspTree& level() const { return level_; }
+  const SimulationConfig& config() const { return config_; }
+  const Grid& grid() const { return grid_; }
+  const TickHistory& history() const { return history_; }
+
+  // Live queries against the level and the entities as they are now (grid-walked candidates).
+  WorldHit raycast(Vec3 origin, Vec3 direction, float max_distance, const QueryFilter& filter) const;
+  WorldHit sweep(const Shape& shape, Vec3 from, Vec3 to, const QueryFilter& filter) const;
+
+  // Every overlap between solid things now (entity vs level, entity vs entity), by brute force over all
+  // pairs: what tests assert is zero after every tick.
+  int count_overlaps_brute_force() const;
+
+ private:
+  struct Impl;
+  const BspTree& level_;
+  const NavMesh* navmesh_;
+  SimulationConfig config_;
+  std::uint64_t tick_ = 0;
+  std::vector<Entity> entities_;
+  Grid grid_;
+  TickHistory history_;
+  std::vector<Contact> contacts_;
+  TickStats last_tick_;
+  SimulationCounters counters_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace shiftcast

@@ -1,0 +1,1 @@
+#include "world/tick_history.hpp"

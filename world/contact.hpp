@@ -65,6 +65,7 @@ class ContactTracker {
   };
   std::unordered_map<Key, Contact, KeyHash> current_;
   std::unordered_map<Key, Contact, KeyHash> previous_;
+  std::vector<Key> silent_;  // kept alive this tick (few: sleeping entities' touches)
 };
 
 }  // namespace shiftcast

@@ -64,6 +64,7 @@ struct PairContact {
   Vec3 point{};          // midway between the closest points, world space
   Vec3 normal{};         // unit, from a towards b
   float separation = 0;  // distance between the shapes; negative when they overlap (then an estimate)
+  bool overlapping = false;  // interiors intersect (the narrow phase's verdict, not the sign of a float)
   std::int32_t brush_a = kNoBrush;  // the brush of a concave prop involved, else kNoBrush
   std::int32_t brush_b = kNoBrush;
 };

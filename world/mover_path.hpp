@@ -4,8 +4,9 @@
 // whole motion over a tick before anything else moves, which is what lets riders and pushed players
 // follow it exactly.
 //
-//   MoverPath lift = MoverPath::ping_pong({{{{0, 0, 0}, 0}, 0}, {{{0, 0, 128}, 0}, 2}});   // 2 s up, 2 s
-//   down Pose p = lift.at(seconds);
+//   MoverPath lift = MoverPath::make({{{{0, 0, 0}, 0}, 0}, {{{0, 0, 128}, 0}, 2}},
+//                                    PathMode::kPingPong);   // 2 s up, 2 s down
+//   Pose p = lift.at(seconds);
 #pragma once
 
 #include <span>
@@ -30,6 +31,9 @@ class MoverPath {
   // which key is wrong otherwise and the path is empty (at() then returns the identity pose).
   static MoverPath make(std::vector<PathKey> keys, PathMode mode, std::string* error = nullptr);
 
+  // Times before 0 (and NaN) give the first key; kOnce holds the last key from its time on; kLoop jumps
+  // from the last key back to the first at every period (repeat the first pose as the last key for a
+  // continuous loop); kPingPong runs the keys backwards in the second half of its period.
   Pose at(double seconds) const;
   double period() const;  // loop: last key time; ping-pong: twice that; once: last key time
   bool empty() const { return keys_.empty(); }

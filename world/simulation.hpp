@@ -47,7 +47,7 @@
 namespace shiftcast {
 
 class NavMesh;
-class NavQuery;
+struct SimulationState;
 
 // Distance within which two things count as touching (a contact), Quake units.
 inline constexpr float kContactDistance = 0.25f;
@@ -121,42 +121,31 @@ class Simulation {
   void set_input(EntityId player, const PlayerInput& input);
   void step();
 
-  std::uint64_t tick() const { return tick_; }
+  std::uint64_t tick() const;
   double time() const;  // seconds since the start: tick / tick_rate
-  std::span<const Contact> contacts() const { return contacts_; }
-  const TickStats& last_tick() const { return last_tick_; }
-  const SimulationCounters& counters() const { return counters_; }
+  std::span<const Contact> contacts() const;  // this tick's, deterministic order
+  const TickStats& last_tick() const;
+  const SimulationCounters& counters() const;
   std::uint64_t state_hash() const;
 
   const Entity* find(EntityId id) const;
-  std::span<const Entity> entities() const { return entities_; }  // sorted by id
+  std::span<const Entity> entities() const;  // sorted by id
   const MotorState* motor_state(EntityId player) const;
-  const BspTree& level() const { return level_; }
-  const SimulationConfig& config() const { return config_; }
-  const Grid& grid() const { return grid_; }
-  const TickHistory& history() const { return history_; }
+  const BspTree& level() const;
+  const SimulationConfig& config() const;
+  const Grid& grid() const;
+  const TickHistory& history() const;
 
   // Live queries against the level and the entities as they are now (grid-walked candidates).
   WorldHit raycast(Vec3 origin, Vec3 direction, float max_distance, const QueryFilter& filter) const;
   WorldHit sweep(const Shape& shape, Vec3 from, Vec3 to, const QueryFilter& filter) const;
 
   // Every overlap between solid things now (entity vs level, entity vs entity), by brute force over all
-  // pairs: what tests assert is zero after every tick.
+  // pairs with the narrow phase: what tests assert is zero after every tick.
   int count_overlaps_brute_force() const;
 
  private:
-  struct Impl;
-  const BspTree& level_;
-  const NavMesh* navmesh_;
-  SimulationConfig config_;
-  std::uint64_t tick_ = 0;
-  std::vector<Entity> entities_;
-  Grid grid_;
-  TickHistory history_;
-  std::vector<Contact> contacts_;
-  TickStats last_tick_;
-  SimulationCounters counters_;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<SimulationState> state_;
 };
 
 }  // namespace shiftcast

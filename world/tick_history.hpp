@@ -61,8 +61,12 @@ class TickHistory {
   int capacity() const { return static_cast<int>(ring_.size()); }
 
  private:
+  // Slot tick % capacity holds the snapshot of `tick` while it is kept. Readers load newest_ and oldest_,
+  // then the slots they need, and check each snapshot's own tick: a slot the writer refilled in between
+  // holds another tick, and the reader starts over with the new window (see tick_history.cpp).
   std::vector<std::atomic<std::shared_ptr<const WorldSnapshot>>> ring_;
   std::atomic<std::uint64_t> newest_{0};
+  std::atomic<std::uint64_t> oldest_{0};  // oldest kept tick: newest − capacity + 1, or the last restart
   std::atomic<bool> any_{false};
 };
 

@@ -1,1 +1,430 @@
+// World queries: the level's own answer (BspTree) merged with the entities', nearest first.
+//
+// Per entity, after a bounding-sphere cull:
+//   rays    spheres, cylinders and boxes in closed form in the entity's frame (the chord of the ray
+//           through the open solid, as an intersection of slabs and discs); hulls by time_of_impact of a
+//           point; concave props by the prop's own BSP raycast in its frame.
+//   sweeps  convex entities by time_of_impact (the swept shape keeps its world orientation, the entity
+//           stays at its pose); concave props by the prop's BSP trace in its frame for round shapes, and
+//           by time_of_impact against each brush's hull for boxes and hulls.
+//   overlap convex entities by shape_distance (strict interpenetration), concave props by the prop's BSP.
+//
+// Results follow collision/trace_result.hpp for entities too: touching is not a hit, a start inside an
+// entity's interior is start_solid at fraction 0, and end_position is backed off kSurfaceBackoff in front
+// of the contact plane along the motion, as the level does. brush is kNoBrush for every entity hit,
+// concave props included (their brush ids name the model's brushes, not the level's).
 #include "world/world_query.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "collision/narrow_phase.hpp"
+#include "collision/time_of_impact.hpp"
+#include "world/prop_model.hpp"
+
+namespace shiftcast {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+bool tested(const Entity& e, const QueryFilter& filter) {
+  return (e.layer & filter.mask) != 0 && e.id != filter.ignore && is_finite(e.pose.position) &&
+         std::isfinite(e.pose.yaw);
+}
+
+bool concave(const Entity& e) {
+  return e.model != nullptr && e.model->concave;
+}
+
+// One entity's answer to a ray or sweep, in fractions of the motion; normal in world space, pointing out
+// of the entity (towards the mover).
+struct EntityHit {
+  bool hit = false;
+  bool start_solid = false;
+  bool all_solid = false;
+  double fraction = 1;
+  Vec3d normal{};
+};
+
+// Where the motion from + s·delta (s in [0, 1]) first comes strictly within `radius` of `centre`;
+// -1 when it never does within the motion. Culls entities by their bounding spheres: the spheres carry
+// kBoundsSlack, so a sphere only touched at its surface bounds a shape that is never reached.
+double sphere_entry(Vec3d from, Vec3d delta, Vec3d centre, double radius) {
+  const Vec3d m = from - centre;
+  const double c = dot(m, m) - radius * radius;
+  if (c < 0.0) return 0.0;
+  const double a = dot(delta, delta);
+  const double b = dot(m, delta);
+  if (a == 0.0 || b >= 0.0) return -1.0;  // not moving, or moving away from outside
+  const double disc = b * b - a * c;
+  if (!(disc > 0.0)) return -1.0;
+  const double s = (-b - std::sqrt(disc)) / a;
+  return s < 1.0 ? s : -1.0;
+}
+
+// The part of a ray o + t·d inside an open convex solid, as the intersection of slabs and round
+// constraints (all in the solid's frame). Open sets: a ray lying in a face, or tangent, is outside.
+struct Chord {
+  double enter = -kInf;
+  double exit = kInf;
+  Vec3d normal{};  // outward normal of the surface crossed at `enter` (zero while it is −inf)
+};
+
+// Narrows to lo < o + t·d < hi along one axis.
+bool clip_slab(Chord& c, double o, double d, double lo, double hi, Vec3d axis) {
+  if (d == 0.0) return o > lo && o < hi && c.enter < c.exit;
+  double t0 = (lo - o) / d;
+  double t1 = (hi - o) / d;
+  Vec3d n = -axis;
+  if (d < 0.0) {
+    std::swap(t0, t1);
+    n = axis;
+  }
+  if (t0 > c.enter) {
+    c.enter = t0;
+    c.normal = n;
+  }
+  c.exit = std::min(c.exit, t1);
+  return c.enter < c.exit;
+}
+
+// Narrows to |m + t·d| < r (a ball, or a disc when m and d have no z).
+bool clip_round(Chord& c, Vec3d m, Vec3d d, double r) {
+  const double a = dot(d, d);
+  const double cc = dot(m, m) - r * r;
+  if (a == 0.0) return cc < 0.0 && c.enter < c.exit;
+  const double b = dot(m, d);
+  const double disc = b * b - a * cc;
+  if (!(disc > 0.0)) return false;
+  // The stable pair of roots (no cancellation between −b and the root).
+  const double q = -(b + std::copysign(std::sqrt(disc), b));
+  double t0 = q / a;
+  double t1 = cc / q;
+  if (t0 > t1) std::swap(t0, t1);
+  if (t0 > c.enter) {
+    c.enter = t0;
+    c.normal = normalize(m + d * t0);
+  }
+  c.exit = std::min(c.exit, t1);
+  return c.enter < c.exit;
+}
+
+// The chord of a local ray through a sphere, cylinder or box; false when the ray misses the interior
+// or the shape has none (a point, a hull: not handled here).
+bool shape_chord(const Shape& s, Vec3d o, Vec3d d, Chord& c) {
+  const Vec3d off = to_double(s.offset);
+  switch (s.kind) {
+    case ShapeKind::kSphere:
+      return clip_round(c, o - off, d, s.radius);
+    case ShapeKind::kCylinder: {
+      const Vec3d m = o - off;
+      return clip_slab(c, o.z, d.z, off.z, off.z + double(s.height), {0, 0, 1}) &&
+             clip_round(c, {m.x, m.y, 0}, {d.x, d.y, 0}, s.radius);
+    }
+    case ShapeKind::kBox: {
+      const Vec3d h = to_double(s.half_extents);
+      return clip_slab(c, o.x, d.x, off.x - h.x, off.x + h.x, {1, 0, 0}) &&
+             clip_slab(c, o.y, d.y, off.y - h.y, off.y + h.y, {0, 1, 0}) &&
+             clip_slab(c, o.z, d.z, off.z - h.z, off.z + h.z, {0, 0, 1});
+    }
+    case ShapeKind::kPoint:
+    case ShapeKind::kHull:
+      break;
+  }
+  return false;
+}
+
+// A convex target at a fixed pose against a shape translating from→to with yaw 0: start_solid from
+// shape_distance (strict overlap), otherwise the first touch from time_of_impact at separation 0.
+EntityHit convex_sweep(const Shape& mover, Vec3 from, Vec3 to, const Shape& target, const Pose& pose,
+                       bool may_start_inside) {
+  EntityHit h;
+  const Pose start{from, 0.0f};
+  const Pose end{to, 0.0f};
+  if (may_start_inside) {
+    const ShapeDistance d = shape_distance(mover, start, target, pose);
+    if (d.status != QueryStatus::kOk) return h;
+    if (d.overlapping) {
+      // Both ends inside a convex target means the whole straight motion is.
+      h.hit = h.start_solid = true;
+      h.fraction = 0;
+      h.all_solid = shape_distance(mover, end, target, pose).overlapping;
+      return h;
+    }
+  }
+  const Toi toi = time_of_impact(mover, {start, end}, target, {pose, pose}, {.target_separation = 0.0});
+  if (toi.status != QueryStatus::kOk || !toi.hit) return h;
+  h.hit = true;
+  h.fraction = toi.t;
+  h.normal = -toi.normal;  // toi.normal points from the mover towards the target
+  return h;
+}
+
+// A shape turned by `yaw` about its reference point, as an unturned shape for a BSP (which cannot turn
+// one): round shapes are upright and keep their kind with the offset turned; boxes and hulls become hulls
+// over turned corners held here. Not copyable: the shape points into this object.
+class TurnedShape {
+ public:
+  TurnedShape(const Shape& shape, double yaw) : shape_(shape) {
+    if (yaw == 0.0) return;
+    const double c = std::cos(yaw);
+    const double s = std::sin(yaw);
+    const auto turn = [&](Vec3 v) { return to_float(rotate_z(to_double(v), c, s)); };
+    switch (shape.kind) {
+      case ShapeKind::kPoint:
+      case ShapeKind::kSphere:
+      case ShapeKind::kCylinder:
+        shape_.offset = turn(shape.offset);
+        break;
+      case ShapeKind::kBox:
+        for (int i = 0; i < 8; ++i) {
+          const Vec3 h = shape.half_extents;
+          const Vec3 corner{i & 1 ? h.x : -h.x, i & 2 ? h.y : -h.y, i & 4 ? h.z : -h.z};
+          corners_[std::size_t(i)] = turn(shape.offset + corner);
+        }
+        shape_ = Shape::hull(corners_);
+        break;
+      case ShapeKind::kHull:
+        // The one allocation of these queries, for turned hulls only (boxes fit in corners_).
+        hull_.reserve(shape.hull_vertices.size());
+        for (Vec3 v : shape.hull_vertices)
+          hull_.push_back(turn(v));
+        shape_ = Shape::hull(hull_);
+        break;
+    }
+  }
+  TurnedShape(const TurnedShape&) = delete;
+  TurnedShape& operator=(const TurnedShape&) = delete;
+
+  const Shape& shape() const { return shape_; }
+
+ private:
+  Shape shape_;
+  std::array<Vec3, 8> corners_{};
+  std::vector<Vec3> hull_;
+};
+
+// A hit on a concave prop's BSP, asked in the prop's frame, turned back to world space.
+EntityHit from_local_trace(const TraceResult& r, const Pose& pose) {
+  EntityHit h;
+  if (r.status != QueryStatus::kOk || !r.hit) return h;
+  h.hit = true;
+  h.start_solid = r.start_solid;
+  h.all_solid = r.all_solid;
+  h.fraction = r.fraction;
+  h.normal = direction_to_world(pose, to_double(r.normal));
+  return h;
+}
+
+EntityHit ray_entity(const Entity& e, Vec3d origin, Vec3d dir, double length, bool may_start_inside) {
+  if (concave(e)) {
+    const Vec3 o = to_float(to_local(e.pose, origin));
+    const Vec3 d = to_float(direction_to_local(e.pose, dir));
+    return from_local_trace(e.model->tree.raycast(o, d, float(length)), e.pose);
+  }
+  EntityHit h;
+  if (e.shape.kind == ShapeKind::kHull) {
+    const Vec3 from = to_float(origin);
+    return convex_sweep(Shape::point(), from, to_float(origin + dir * length), e.shape, e.pose,
+                        may_start_inside);
+  }
+  Chord c;
+  if (!shape_chord(e.shape, to_local(e.pose, origin), direction_to_local(e.pose, dir), c)) return h;
+  if (!(c.exit > 0.0) || !(c.enter < length)) return h;
+  h.hit = true;
+  if (c.enter < 0.0) {
+    h.start_solid = true;
+    h.all_solid = c.exit >= length;
+    h.fraction = 0;
+    return h;
+  }
+  h.fraction = length > 0.0 ? c.enter / length : 0.0;
+  h.normal = direction_to_world(e.pose, c.normal);
+  return h;
+}
+
+EntityHit sweep_entity(const Entity& e, const Shape& shape, Vec3 from, Vec3 to, bool may_start_inside) {
+  if (!concave(e)) return convex_sweep(shape, from, to, e.shape, e.pose, may_start_inside);
+  const PropModel& model = *e.model;
+  if (is_round(shape)) {
+    const TurnedShape local(shape, -double(e.pose.yaw));
+    const TraceResult r = model.tree.trace(local.shape(), to_float(to_local(e.pose, to_double(from))),
+                                           to_float(to_local(e.pose, to_double(to))));
+    return from_local_trace(r, e.pose);
+  }
+  // Boxes and hulls against each brush's hull (exact where the prop's BSP would shift planes), culled
+  // by the brush boxes against the motion's local box grown by the shape's reach.
+  const Vec3d lf = to_local(e.pose, to_double(from));
+  const Vec3d lt = to_local(e.pose, to_double(to));
+  const double reach = shape.reach();
+  const Vec3d lo = min(lf, lt) - Vec3d{reach, reach, reach};
+  const Vec3d hi = max(lf, lt) + Vec3d{reach, reach, reach};
+  EntityHit best;
+  for (std::size_t k = 0; k < model.brush_vertices.size(); ++k) {
+    const Aabb& b = model.brush_boxes[k];
+    if (b.min.x >= hi.x || b.min.y >= hi.y || b.min.z >= hi.z || b.max.x <= lo.x || b.max.y <= lo.y ||
+        b.max.z <= lo.z) {
+      continue;
+    }
+    const EntityHit h =
+        convex_sweep(shape, from, to, Shape::hull(model.brush_vertices[k]), e.pose, may_start_inside);
+    if (!h.hit) continue;
+    // A start inside any brush is the prop's start_solid; all_solid only when one brush holds the whole
+    // motion (the union of several could too, but that is not worth a walk along the motion).
+    if (!best.hit || h.fraction < best.fraction || (h.start_solid && h.all_solid)) best = h;
+  }
+  return best;
+}
+
+// The end position of a motion stopped at `fraction`, kSurfaceBackoff in front of the contact plane (the
+// level's rule, collision/bsp_trace.cpp).
+Vec3 backed_off_end(Vec3d from, Vec3d delta, double fraction, Vec3d normal) {
+  const double approach = -dot(normal, delta);
+  const double backed = approach > 0.0 ? fraction - double(kSurfaceBackoff) / approach : 0.0;
+  return to_float(from + delta * std::max(0.0, backed));
+}
+
+// The running answer of a ray or sweep: the nearest hit so far, ties to the level, then the lower id.
+class Nearest {
+ public:
+  Nearest(Vec3 from, Vec3 to) : from_(from), to_(to) { hit_.trace.end_position = to; }
+
+  void level(const TraceResult& r) {
+    if (r.status != QueryStatus::kOk || !r.hit) return;
+    hit_.trace = r;
+    hit_.entity = kNoEntity;
+    fraction_ = r.fraction;
+    found_ = true;
+  }
+  // Entities whose bounding sphere is entered after the current best cannot win.
+  bool can_beat(double entry) const { return !found_ || entry <= fraction_; }
+  void entity(EntityId id, const EntityHit& h) {
+    if (!h.hit) return;
+    if (found_ && (h.fraction > fraction_ ||
+                   (h.fraction == fraction_ && (hit_.entity == kNoEntity || hit_.entity < id)))) {
+      return;
+    }
+    found_ = true;
+    fraction_ = h.fraction;
+    hit_.entity = id;
+    TraceResult& t = hit_.trace;
+    t = {};
+    t.hit = true;
+    t.start_solid = h.start_solid;
+    t.all_solid = h.all_solid;
+    t.fraction = float(std::clamp(h.fraction, 0.0, 1.0));
+    t.brush = kNoBrush;
+    if (h.start_solid) {
+      t.end_position = from_;
+    } else {
+      t.normal = to_float(h.normal);
+      t.end_position = backed_off_end(to_double(from_), to_double(to_) - to_double(from_), h.fraction, h.normal);
+    }
+  }
+  const WorldHit& result() const { return hit_; }
+
+ private:
+  Vec3 from_;
+  Vec3 to_;
+  WorldHit hit_;
+  double fraction_ = 1;
+  bool found_ = false;
+};
+
+WorldHit refused(QueryStatus status, Vec3 from) {
+  WorldHit h;
+  h.trace.status = status;
+  h.trace.fraction = 0;
+  h.trace.end_position = is_finite(from) ? from : Vec3{};
+  return h;
+}
+
+}  // namespace
+
+WorldHit world_raycast(const BspTree& level, std::span<const Entity> entities, Vec3 origin, Vec3 direction,
+                       float max_distance, const QueryFilter& filter) {
+  if (!is_finite(origin) || !is_finite(direction) || !std::isfinite(max_distance) || max_distance < 0.0f) {
+    return refused(QueryStatus::kNonFiniteInput, origin);
+  }
+  // The level's own end point (BspTree::raycast), so a miss ends exactly where the level's would.
+  const Vec3 to = origin + normalize(direction) * max_distance;
+  if (!is_finite(to)) return refused(QueryStatus::kNonFiniteInput, origin);
+  Nearest nearest(origin, to);
+  if (filter.level) nearest.level(level.raycast(origin, direction, max_distance));
+
+  const Vec3d o = to_double(origin);
+  const Vec3d dir = normalize(to_double(direction));
+  const double length = dir == Vec3d{} ? 0.0 : double(max_distance);
+  const Vec3d delta = dir * length;
+  for (const Entity& e : entities) {
+    if (!tested(e, filter)) continue;
+    const double entry = sphere_entry(o, delta, to_double(world_center(e, e.pose)), e.bound_radius);
+    if (entry < 0.0 || !nearest.can_beat(entry)) continue;
+    nearest.entity(e.id, ray_entity(e, o, dir, length, entry == 0.0));
+  }
+  return nearest.result();
+}
+
+WorldHit world_sweep(const BspTree& level, std::span<const Entity> entities, const Shape& shape, Vec3 from,
+                     Vec3 to, const QueryFilter& filter) {
+  if (!is_finite(from) || !is_finite(to)) return refused(QueryStatus::kNonFiniteInput, from);
+  if (!shape.valid()) return refused(QueryStatus::kInvalidShape, from);
+  Nearest nearest(from, to);
+  if (filter.level) nearest.level(level.trace(shape, from, to));
+
+  const Vec3d f = to_double(from);
+  const Vec3d delta = to_double(to) - f;
+  const double reach = shape.reach();
+  for (const Entity& e : entities) {
+    if (!tested(e, filter)) continue;
+    const double radius = reach + double(e.bound_radius);
+    const Vec3d centre = to_double(world_center(e, e.pose));
+    const double entry = sphere_entry(f, delta, centre, radius);
+    if (entry < 0.0 || !nearest.can_beat(entry)) continue;
+    // Only a start within both bounding spheres can be inside the entity: the rest skip that test.
+    nearest.entity(e.id, sweep_entity(e, shape, from, to, entry == 0.0));
+  }
+  return nearest.result();
+}
+
+WorldOverlap world_overlap(const BspTree& level, std::span<const Entity> entities, const Shape& shape,
+                           const Pose& pose, const QueryFilter& filter) {
+  WorldOverlap result;
+  if (!is_finite(pose.position) || !std::isfinite(pose.yaw)) {
+    result.status = QueryStatus::kNonFiniteInput;
+    return result;
+  }
+  if (!shape.valid()) {
+    result.status = QueryStatus::kInvalidShape;
+    return result;
+  }
+  if (filter.level) {
+    const TurnedShape turned(shape, pose.yaw);
+    result.brush = level.overlap(turned.shape(), pose.position).brush;
+  }
+  const Vec3d p = to_double(pose.position);
+  const double reach = shape.reach();
+  for (const Entity& e : entities) {
+    if (!tested(e, filter)) continue;
+    // Farther apart than both bounding spheres: the shapes cannot even touch.
+    const Vec3d gap = to_double(world_center(e, e.pose)) - p;
+    const double radius = reach + double(e.bound_radius);
+    if (dot(gap, gap) >= radius * radius) continue;
+    bool overlapping;
+    if (concave(e)) {
+      const TurnedShape local(shape, double(pose.yaw) - double(e.pose.yaw));
+      const Vec3 at = to_float(to_local(e.pose, p));
+      overlapping = e.model->tree.overlap(local.shape(), at).overlap;
+    } else {
+      const ShapeDistance d = shape_distance(shape, pose, e.shape, e.pose);
+      overlapping = d.status == QueryStatus::kOk && d.overlapping;
+    }
+    if (overlapping) result.entities.push_back(e.id);
+  }
+  std::sort(result.entities.begin(), result.entities.end());
+  return result;
+}
+
+}  // namespace shiftcast

@@ -1,0 +1,95 @@
+// Players: the character motor for each player in id order, against the level, props and the players
+// that already moved this tick, then firing.
+#include <cmath>
+
+#include "world/simulation_state.hpp"
+
+namespace shiftcast {
+
+namespace {
+
+// Where shots leave from: eye height as a fraction of the player's height (Quake: 50 of 56 units).
+constexpr float kEyeHeightFraction = 50.0f / 56.0f;
+
+class PlayerWorld final : public MotorWorld {
+ public:
+  PlayerWorld(SimulationState& state, const Entity& self) : state_(state), self_(self) {}
+
+  MotorHit sweep(Vec3 from, Vec3 to) const override {
+    // Players walk through projectiles: a projectile that meets a player is resolved by the projectile.
+    const SweepHit h = state_.sweep(self_, from, to, false, kLayerProjectile);
+    MotorHit m;
+    m.entity = h.entity;
+    m.trace.hit = h.hit;
+    m.trace.start_solid = h.start_solid;
+    m.trace.all_solid = h.start_solid && h.t == 0;
+    m.trace.fraction = float(h.t);
+    m.trace.end_position = h.end;
+    m.trace.normal = h.normal;
+    m.trace.brush = h.brush;
+    return m;
+  }
+
+ private:
+  SimulationState& state_;
+  const Entity& self_;
+};
+
+void fire(SimulationState& s, const Entity& player, const PlayerInput& input) {
+  const float cp = std::cos(input.pitch);
+  const Vec3 dir{cp * std::cos(input.yaw), cp * std::sin(input.yaw), std::sin(input.pitch)};
+  const Vec3 eye = player.pose.position + Vec3{0, 0, s.config.motor.height * kEyeHeightFraction};
+  // A shot from inside a wall or ceiling is not fired (it would start in solid).
+  if (s.level.overlap(Shape::sphere(s.config.projectile_radius), eye).overlap) return;
+  Entity e;
+  e.kind = EntityKind::kProjectile;
+  e.shape = Shape::sphere(s.config.projectile_radius);
+  e.pose = {eye, 0};
+  e.velocity = dir * s.config.projectile_speed;
+  e.layer = kLayerProjectile;
+  e.mask = kMaskProjectile;
+  e.owner = player.id;
+  s.spawned.push_back(e);
+  ++s.counters.projectiles_fired;
+}
+
+}  // namespace
+
+void move_players(SimulationState& s) {
+  const int fire_ticks = std::max(1, int(std::lround(s.config.fire_interval * float(s.config.tick_rate))));
+  for (std::size_t i = 0; i < s.entities.size(); ++i) {
+    if (s.entities[i].kind != EntityKind::kPlayer || s.extras[i].dead) continue;
+    EntityExtra& x = s.extras[i];
+    Entity self = s.entities[i];
+    const PlayerWorld world(s, self);
+    const MotorResult r = move_character(s.config.motor, world, self.pose.position, x.motor, x.input, s.dt);
+
+    Entity& e = s.entities[i];  // s.sweep does not add or remove entities, so the reference holds
+    e.pose.position = r.position;
+    e.pose.yaw = x.input.yaw;
+    e.velocity = x.motor.velocity;
+    for (int k = 0; k < r.touch_count; ++k) {
+      const MotorTouch& touch = r.touches[std::size_t(k)];
+      Contact c;
+      c.time = touch.time;
+      c.a = e.id;
+      c.b = touch.entity;
+      c.brush = touch.entity == kNoEntity ? touch.brush : kNoBrush;
+      c.point = touch.position;
+      c.normal = -touch.normal;
+      c.separation = touch.entity == kNoEntity ? kSurfaceBackoff : kEntitySkin;
+      c.relative_speed = touch.speed_into;
+      s.tracker.touch(c);
+      if (Entity* other = s.find(touch.entity); other != nullptr && other->asleep) other->asleep = false;
+    }
+    s.place_in_grid(e, x.start_pose);
+
+    if (x.fire_cooldown > 0) --x.fire_cooldown;
+    if ((x.input.buttons & kButtonFire) != 0 && x.fire_cooldown == 0) {
+      fire(s, e, x.input);
+      x.fire_cooldown = fire_ticks;
+    }
+  }
+}
+
+}  // namespace shiftcast

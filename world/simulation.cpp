@@ -1,0 +1,310 @@
+#include "world/simulation.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "world/level.hpp"
+#include "world/simulation_state.hpp"
+
+namespace shiftcast {
+
+namespace {
+
+constexpr int kMinTickRate = 20;
+constexpr int kMaxTickRate = 128;
+
+int history_ticks(const SimulationConfig& config) {
+  return std::max(2, int(std::ceil(config.history_seconds * float(config.tick_rate))) + 1);
+}
+
+SimulationConfig sanitized(SimulationConfig config) {
+  config.tick_rate = std::clamp(config.tick_rate, kMinTickRate, kMaxTickRate);
+  config.projectile_speed = std::min(config.projectile_speed, config.max_speed);
+  return config;
+}
+
+// Drops the entities removed during the tick (projectiles that hit, re-placement failures).
+void compact(SimulationState& s) {
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < s.entities.size(); ++i) {
+    if (s.extras[i].dead) {
+      s.grid.remove(s.entities[i].id);
+      s.cascade.forget(s.entities[i].id);
+      continue;
+    }
+    if (out != i) {
+      s.entities[out] = s.entities[i];
+      s.extras[out] = std::move(s.extras[i]);
+    }
+    ++out;
+  }
+  s.entities.resize(out);
+  s.extras.resize(out);
+}
+
+}  // namespace
+
+// ---- SimulationState -------------------------------------------------------------------------------
+
+SimulationState::SimulationState(const BspTree& level_tree, const NavMesh* nav, const SimulationConfig& cfg)
+    : level(level_tree),
+      navmesh(nav),
+      config(sanitized(cfg)),
+      dt(1.0f / float(config.tick_rate)),
+      models(std::make_shared<std::vector<std::unique_ptr<PropModel>>>()),
+      grid(config.grid_cell > 0 ? config.grid_cell : 128.0f),
+      grid_sized(config.grid_cell > 0),
+      cascade(FilterOptions{.reach = kContactDistance, .use_plane_cache = true,
+                            .measure_time = config.measure_filter_time}),
+      history(history_ticks(config)) {
+  if (navmesh != nullptr) {
+    nav_query = std::make_unique<NavQuery>(*navmesh);
+    if (!nav_query->ok()) nav_query.reset();
+  }
+}
+
+int SimulationState::index_of(EntityId id) const {
+  const auto it = std::lower_bound(entities.begin(), entities.end(), id,
+                                   [](const Entity& e, EntityId v) { return e.id < v; });
+  return (it != entities.end() && it->id == id) ? int(it - entities.begin()) : -1;
+}
+
+Entity* SimulationState::find(EntityId id) {
+  const int i = index_of(id);
+  return i < 0 ? nullptr : &entities[std::size_t(i)];
+}
+
+EntityId SimulationState::add(Entity entity, EntityExtra extra) {
+  entity.id = next_id++;
+  compute_entity_bounds(entity);
+  extra.start_pose = entity.pose;
+  // Ids only grow, so appending keeps the arrays sorted by id.
+  entities.push_back(entity);
+  extras.push_back(std::move(extra));
+  if (grid_sized) grid.update(entity.id, world_box(entity, entity.pose));
+  return entity.id;
+}
+
+void SimulationState::place_in_grid(const Entity& e, const Pose& from) {
+  Aabb box = world_box(e, e.pose);
+  if (!(from == e.pose)) box.grow(world_box(e, from));
+  grid.update(e.id, box);
+}
+
+// ---- Simulation --------------------------------------------------------------------------------------
+
+Simulation::Simulation(const BspTree& level, const NavMesh* navmesh, const SimulationConfig& config)
+    : state_(std::make_unique<SimulationState>(level, navmesh, config)) {}
+
+Simulation::~Simulation() = default;
+
+int Simulation::add_model(std::unique_ptr<PropModel> model) {
+  state_->models->push_back(std::move(model));
+  return int(state_->models->size()) - 1;
+}
+
+const PropModel& Simulation::model(int index) const {
+  return *(*state_->models)[std::size_t(index)];
+}
+
+EntityId Simulation::add_player(Vec3 feet, float yaw) {
+  Entity e;
+  e.kind = EntityKind::kPlayer;
+  e.shape = player_shape(state_->config.motor);
+  e.pose = {feet, yaw};
+  e.layer = kLayerPlayer;
+  e.mask = kMaskPlayer;
+  return state_->add(e, {});
+}
+
+EntityId Simulation::add_projectile(Vec3 centre, Vec3 velocity, EntityId owner) {
+  Entity e;
+  e.kind = EntityKind::kProjectile;
+  e.shape = Shape::sphere(state_->config.projectile_radius);
+  e.pose = {centre, 0};
+  e.velocity = velocity;
+  e.layer = kLayerProjectile;
+  e.mask = kMaskProjectile;
+  e.owner = owner;
+  return state_->add(e, {});
+}
+
+EntityId Simulation::add_kinematic_prop(int model_index, MoverPath path) {
+  const PropModel& m = model(model_index);
+  Entity e;
+  e.kind = EntityKind::kProp;
+  e.motion = PropMotion::kKinematic;
+  e.model = &m;
+  e.shape = model_shape(m);
+  e.pose = path.at(0);
+  e.layer = kLayerProp;
+  e.mask = kMaskProp;
+  EntityExtra extra;
+  extra.path = std::move(path);
+  extra.path_start = time();
+  return state_->add(e, std::move(extra));
+}
+
+EntityId Simulation::add_crate(int model_index, const Pose& pose) {
+  const PropModel& m = model(model_index);
+  Entity e;
+  e.kind = EntityKind::kProp;
+  e.motion = PropMotion::kCrate;
+  e.model = &m;
+  e.shape = model_shape(m);
+  e.pose = pose;
+  e.layer = kLayerProp;
+  e.mask = kMaskProp;
+  return state_->add(e, {});
+}
+
+bool Simulation::remove(EntityId id) {
+  SimulationState& s = *state_;
+  const int i = s.index_of(id);
+  if (i < 0) return false;
+  s.entities.erase(s.entities.begin() + i);
+  s.extras.erase(s.extras.begin() + i);
+  s.grid.remove(id);
+  s.cascade.forget(id);
+  s.tracker.forget(id);
+  return true;
+}
+
+void Simulation::set_input(EntityId player, const PlayerInput& input) {
+  SimulationState& s = *state_;
+  const int i = s.index_of(player);
+  if (i < 0 || s.entities[std::size_t(i)].kind != EntityKind::kPlayer) return;
+  if (!input_valid(input)) {
+    ++s.counters.invalid_inputs;
+    s.extras[std::size_t(i)].input = {};
+    return;
+  }
+  s.extras[std::size_t(i)].input = input;
+}
+
+void Simulation::step() {
+  SimulationState& s = *state_;
+  if (!s.grid_sized) {
+    // Blow's rule: cells at least the largest entity's bounding diameter. Props bigger than a few
+    // players would make every cell hold a crowd, so they go oversize instead of setting the size.
+    float largest = s.config.motor.radius + s.config.motor.height;
+    for (const Entity& e : s.entities) {
+      if (e.kind != EntityKind::kProp || e.bound_radius < 2 * largest) largest = std::max(largest, e.bound_radius);
+    }
+    s.grid = Grid(Grid::derive_cell_size(largest));
+    s.grid_sized = true;
+  }
+  if (s.tick == 0) {
+    for (const Entity& e : s.entities) s.grid.update(e.id, world_box(e, e.pose));
+  }
+  s.last_tick = {};
+  s.last_tick.tick = s.tick + 1;
+  for (std::size_t i = 0; i < s.entities.size(); ++i) s.extras[i].start_pose = s.entities[i].pose;
+
+  move_kinematic_props(s);
+  move_players(s);
+  move_crates(s);
+  move_projectiles(s);
+
+  compact(s);
+  // Projectiles fired this tick join after everyone moved, so they fly from the next tick on.
+  for (Entity& e : s.spawned) s.add(e, {});
+  s.spawned.clear();
+
+  check_pairs_and_invariants(s);
+  compact(s);
+
+  ++s.tick;
+  s.tracker.finish(s.tick, s.contacts);
+  s.last_tick.contacts = int(s.contacts.size());
+  s.counters.contacts += s.contacts.size();
+  ++s.counters.ticks;
+
+  auto snapshot = std::make_shared<WorldSnapshot>();
+  snapshot->tick = s.tick;
+  snapshot->entities = s.entities;
+  snapshot->models = s.models;
+  s.history.publish(std::move(snapshot));
+}
+
+std::uint64_t Simulation::tick() const { return state_->tick; }
+double Simulation::time() const { return double(state_->tick) / double(state_->config.tick_rate); }
+std::span<const Contact> Simulation::contacts() const { return state_->contacts; }
+const TickStats& Simulation::last_tick() const { return state_->last_tick; }
+const SimulationCounters& Simulation::counters() const { return state_->counters; }
+std::span<const Entity> Simulation::entities() const { return state_->entities; }
+const BspTree& Simulation::level() const { return state_->level; }
+const SimulationConfig& Simulation::config() const { return state_->config; }
+const Grid& Simulation::grid() const { return state_->grid; }
+const TickHistory& Simulation::history() const { return state_->history; }
+
+const Entity* Simulation::find(EntityId id) const {
+  const int i = state_->index_of(id);
+  return i < 0 ? nullptr : &state_->entities[std::size_t(i)];
+}
+
+const MotorState* Simulation::motor_state(EntityId player) const {
+  const int i = state_->index_of(player);
+  if (i < 0 || state_->entities[std::size_t(i)].kind != EntityKind::kPlayer) return nullptr;
+  return &state_->extras[std::size_t(i)].motor;
+}
+
+std::uint64_t Simulation::state_hash() const {
+  const SimulationState& s = *state_;
+  // FNV-1a over the exact bits of everything that evolves: two runs agree only if every float agrees.
+  std::vector<std::uint32_t> words;
+  words.reserve(4 + s.entities.size() * 16);
+  const auto put = [&](float f) { words.push_back(std::bit_cast<std::uint32_t>(f)); };
+  const auto put3 = [&](Vec3 v) {
+    put(v.x);
+    put(v.y);
+    put(v.z);
+  };
+  words.push_back(std::uint32_t(s.tick));
+  words.push_back(std::uint32_t(s.tick >> 32));
+  for (std::size_t i = 0; i < s.entities.size(); ++i) {
+    const Entity& e = s.entities[i];
+    const EntityExtra& x = s.extras[i];
+    words.push_back(e.id);
+    words.push_back(std::uint32_t(e.kind) | (std::uint32_t(e.asleep) << 8));
+    put3(e.pose.position);
+    put(e.pose.yaw);
+    put3(e.velocity);
+    put3(x.motor.velocity);
+    words.push_back(std::uint32_t(x.motor.on_ground) | (std::uint32_t(x.motor.ground_entity) << 1));
+  }
+  return fnv1a64(words.data(), words.size() * sizeof(std::uint32_t));
+}
+
+WorldHit Simulation::raycast(Vec3 origin, Vec3 direction, float max_distance, const QueryFilter& filter) const {
+  const SimulationState& s = *state_;
+  std::vector<EntityId> ids;
+  std::vector<Entity> candidates;
+  const float len = length(direction);
+  if (len > 0 && std::isfinite(len) && std::isfinite(max_distance)) {
+    s.grid.query_sweep(origin, origin + direction * (max_distance / len), 0, ids);
+    for (EntityId id : ids) {
+      const int i = s.index_of(id);
+      if (i >= 0) candidates.push_back(s.entities[std::size_t(i)]);
+    }
+  }
+  return world_raycast(s.level, candidates, origin, direction, max_distance, filter);
+}
+
+WorldHit Simulation::sweep(const Shape& shape, Vec3 from, Vec3 to, const QueryFilter& filter) const {
+  const SimulationState& s = *state_;
+  std::vector<EntityId> ids;
+  std::vector<Entity> candidates;
+  if (is_finite(from) && is_finite(to) && shape.valid()) {
+    s.grid.query_sweep(from, to, shape.reach(), ids);
+    for (EntityId id : ids) {
+      const int i = s.index_of(id);
+      if (i >= 0) candidates.push_back(s.entities[std::size_t(i)]);
+    }
+  }
+  return world_sweep(s.level, candidates, shape, from, to, filter);
+}
+
+}  // namespace shiftcast

@@ -1,0 +1,99 @@
+// SimulationState: everything one match owns, and the tick's phases as functions over it. Internal to
+// world/: the public face is Simulation (simulation.hpp). Each phase lives in its own file:
+//   kinematic_props.cpp  movers follow their paths, carry riders, push or are blocked by players
+//   players.cpp          the character motor against the level and entities, firing
+//   crates.cpp           falling props that come to rest and sleep
+//   projectiles.cpp      swept spheres, exact time of impact, resolved in time-of-impact order
+//   invariants.cpp       the cascade over grid pairs: contacts, overlap checks, re-placement
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "collision/time_of_impact.hpp"
+#include "world/navmesh.hpp"
+#include "world/simulation.hpp"
+
+namespace shiftcast {
+
+// Per-entity state the Entity record does not carry, aligned with SimulationState::entities.
+struct EntityExtra {
+  MotorState motor;         // players
+  PlayerInput input;        // players: this tick's input
+  int fire_cooldown = 0;    // players: ticks until the next shot
+  MoverPath path;           // kinematic props
+  double path_start = 0;    // kinematic props: simulation time at which the path's time 0 was
+  int rest_ticks = 0;       // crates: consecutive ticks without moving
+  int age_ticks = 0;        // projectiles
+  bool dead = false;        // removed during this tick; compacted at its end
+  Pose start_pose;          // pose at the start of this tick (the motion other movers see)
+};
+
+// A swept hit against one entity or the level, in the form every phase uses.
+struct SweepHit {
+  bool hit = false;
+  double t = 1;          // fraction of the motion
+  Vec3 normal{};         // unit, pointing back at the mover (away from what it hit)
+  Vec3 point{};          // contact point
+  Vec3 end{};            // where the mover stops: backed off from the level, kEntitySkin from entities
+  EntityId entity = kNoEntity;
+  std::int32_t brush = kNoBrush;
+  bool start_solid = false;
+};
+
+struct SimulationState {
+  SimulationState(const BspTree& level, const NavMesh* navmesh, const SimulationConfig& config);
+
+  const BspTree& level;
+  const NavMesh* navmesh;
+  std::unique_ptr<NavQuery> nav_query;
+  SimulationConfig config;
+  float dt;
+  std::uint64_t tick = 0;
+  EntityId next_id = 1;
+
+  std::shared_ptr<std::vector<std::unique_ptr<PropModel>>> models;
+  std::vector<Entity> entities;  // sorted by id
+  std::vector<EntityExtra> extras;
+  Grid grid;
+  bool grid_sized = false;
+  FilterCascade cascade;
+  ContactTracker tracker;
+  TickHistory history;
+  std::vector<Contact> contacts;
+  TickStats last_tick;
+  SimulationCounters counters;
+
+  // Scratch, reused every tick so the tick does not allocate in steady state.
+  std::vector<EntityId> ids;
+  std::vector<std::pair<EntityId, EntityId>> pairs;
+  std::vector<Entity> spawned;
+
+  int index_of(EntityId id) const;  // -1 if absent
+  Entity* find(EntityId id);
+  EntityId add(Entity entity, EntityExtra extra);
+  void place_in_grid(const Entity& e, const Pose& from);  // box of from ∪ e.pose (the speedbox)
+
+  // The earliest hit of `shape` (oriented with yaw `yaw`) moving from→to, against the level and every
+  // entity the grid finds near the sweep that `self` should collide with (entities at their current pose,
+  // or moving start_pose→pose when `moving_targets`). Entities are kept kEntitySkin away.
+  SweepHit sweep(const Entity& self, Vec3 from, Vec3 to, bool moving_targets, std::uint32_t skip_layers = 0,
+                 EntityId ignore = kNoEntity);
+  // Level touch or entity touch → a Contact for the tracker.
+  void record(const Entity& self, const SweepHit& hit, float time, float relative_speed);
+};
+
+// The phases, in tick order.
+void move_kinematic_props(SimulationState& s);
+void move_players(SimulationState& s);
+void move_crates(SimulationState& s);
+void move_projectiles(SimulationState& s);
+void check_pairs_and_invariants(SimulationState& s);
+
+// The shape of an entity as the level BSP and the narrow phase see it at `pose`: boxes and hulls turned by
+// the yaw into `scratch` (8 corners for a box; a hull's vertices, up to scratch's capacity), round shapes as
+// they are (their offset turned).
+Shape oriented_shape(const Entity& e, float yaw, std::vector<Vec3>& scratch);
+
+}  // namespace shiftcast

@@ -24,6 +24,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "world/entity.hpp"
@@ -81,7 +82,7 @@ class LetsRockScene {
   std::unique_ptr<PropModel> box_model_;
   std::unique_ptr<PropModel> pad_model_;
   std::vector<Entity> entities_;
-  std::vector<Pose> poses_;             // tick-major: poses_[tick · entities + (id − 1)]
+  std::vector<Pose> poses_;            // tick-major: poses_[tick · entities + (id − 1)]
   std::vector<std::uint8_t> present_;  // same layout
   EntityId tank_ = kNoEntity;
   EntityId box_ = kNoEntity;
@@ -89,8 +90,6 @@ class LetsRockScene {
   int touchdown_first_ = 0;
   int touchdown_last_ = -1;
   std::vector<std::pair<int, const char*>> phases_;  // (first tick, name), ascending
-
-  friend class LetsRockBuilder;
 };
 
 // What one run of the scene through the grid and the cascade found.
@@ -98,23 +97,34 @@ struct LetsRockRun {
   FilterStats stats;           // every tested pair
   FilterStats tank_pad_stats;  // the tank–pad pair alone (also counted in `stats`)
   std::uint64_t ticks = 0;
-  std::uint64_t grid_pairs = 0;   // pairs the grid reported
+  std::uint64_t grid_pairs = 0;    // pairs the grid reported
   std::uint64_t masked_pairs = 0;  // of those, refused by layers/masks or the owner rule (never tested)
   std::uint64_t tested_pairs = 0;
   std::uint64_t touching = 0;     // pairs the cascade found within reach
-  std::uint64_t overlapping = 0;  // of those, with negative separation: a defect of the scene
+  std::uint64_t overlapping = 0;  // of those, overlapping (PairContact::overlapping): a defect of the scene
   int touchdown_ticks = 0;        // ticks the scene means the tank to touch the pad
   int touchdown_touching = 0;     // of those, ticks the cascade found them within reach
   int tank_pad_touching_elsewhere = 0;  // ticks outside touchdown where they were within reach
   float touchdown_min_separation = 0;
   float touchdown_max_separation = 0;
-  double seconds = 0;  // wall time of the whole run (grid updates, pair walk and cascade)
+  double seconds = 0;        // wall time of the whole run (grid updates, pair walk and cascade)
+  int repetitions = 1;       // runs behind the times (run_lets_rock_median)
+  double clock_read_ns = 0;  // cost of one steady_clock read (measure_time only): part of each stage time
 };
+
+using PairsByTick = std::vector<std::vector<std::pair<EntityId, EntityId>>>;
 
 // Runs every tick: the grid is updated with each present entity's world box (rockets with their
 // speedbox, the union of last tick's and this tick's boxes), absent entities are removed, and every
-// grid pair that may collide passes FilterCascade::test.
-LetsRockRun run_lets_rock(const LetsRockScene& scene, const FilterOptions& options);
+// grid pair that may collide passes FilterCascade::test. `tested`, when given, receives those pairs
+// tick by tick (to time the cascade without the grid).
+LetsRockRun run_lets_rock(const LetsRockScene& scene, const FilterOptions& options,
+                          PairsByTick* tested = nullptr);
+
+// `repetitions` runs; the counts of the first (all are equal: the scene is deterministic) with each
+// stage's time, the wall time and the clock cost replaced by their medians, so one preempted run on a
+// shared machine does not make the table.
+LetsRockRun run_lets_rock_median(const LetsRockScene& scene, const FilterOptions& options, int repetitions);
 
 // Blow's table for a run, beside his 1997 figures (Pentium 166): per stage, tests, definitive answers,
 // their share of all definitive answers and the mean time per test; then the tank–pad pair alone and

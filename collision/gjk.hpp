@@ -15,15 +15,17 @@
 // cost accuracy (bounded by kGjkTolerance) but never a loop.
 //
 // When the origin is inside D (the shapes overlap, or touch within rounding), GJK has no distance to
-// give. The depth is then estimated by probing candidate directions s (the last GJK direction, the
-// centre difference, ±z, the box axes, the faces of the final tetrahedron): translating b by
-// h_A(s) + h_B(−s) along s makes the shapes touch, so the smallest such value is a true upper bound on
-// the penetration depth and its direction a move that provably separates them. For two yawed boxes and
-// for round pairs the candidates include the minimising axis, so the estimate is exact there. A
-// candidate that already separates proves the shapes only touch: that is how face-to-face contact at
-// distance 0 is reported as not overlapping.
+// give. The depth is then found by probing candidate directions s: translating b by h_A(s) + h_B(−s)
+// along s makes the shapes touch, so the smallest such value over the candidates is a true upper bound
+// on the penetration depth, and its direction a move that provably separates them. The candidates are
+// EPA's answer (a bounded expanding polytope from GJK's final tetrahedron: within kGjkTolerance of the
+// depth when it converges), the last GJK direction, the centre difference and its horizontal part, ±z
+// and the box axes. With yaw-only rotation the last three hold the exact answer for two boxes and for
+// round shapes, whatever EPA does. A candidate that already separates proves the shapes only touch:
+// that is how face-to-face contact at distance 0 is reported as not overlapping.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -55,7 +57,7 @@ struct PosedShape {
   Vec3d position{};
   double cos_yaw = 1;
   double sin_yaw = 0;
-  double margin = 0;         // sphere radius when the sphere is run as its centre
+  double margin = 0;  // sphere radius when the sphere is run as its centre
   bool core_is_point = false;
 
   // A point of the shape's core maximising u·x (world space, any u). Ties go to a fixed choice so
@@ -95,7 +97,7 @@ struct PosedShape {
         return len > 0 ? o + u * (double(s.radius) / len) : o;
       }
       case ShapeKind::kCylinder: {
-        // Same expression as Shape::support so the two agree to the last bit on the radius term.
+        // rho as Shape::support computes it, so support points and values agree closely.
         const double rho = std::sqrt(u.x * u.x + u.y * u.y);
         const double k = rho > 0 ? double(s.radius) / rho : 0.0;
         return o + Vec3d{u.x * k, u.y * k, u.z > 0 ? double(s.height) : 0.0};
@@ -126,9 +128,10 @@ inline PosedShape pose_shape(const Shape& shape, const Pose& pose, Margins margi
   PosedShape p;
   p.shape = &shape;
   p.position = to_double(pose.position);
-  const double yaw = pose.yaw;  // the same double yaw as collision/pose.hpp, so supports agree
-  p.cos_yaw = std::cos(yaw);
-  p.sin_yaw = std::sin(yaw);
+  // The same double yaw as collision/pose.hpp, so supports agree; cos(0) and sin(0) are exactly 1 and 0,
+  // so skipping them for unrotated entities (most of them) changes no bit.
+  const double yaw = pose.yaw;
+  if (yaw != 0) p.cos_yaw = std::cos(yaw), p.sin_yaw = std::sin(yaw);
   if (margins == Margins::kSphereAsMargin && shape.kind == ShapeKind::kSphere) {
     p.core_is_point = true;
     p.margin = shape.radius;
@@ -147,94 +150,85 @@ struct Simplex {
   int size = 0;
 };
 
-// Closest point to the origin on the segment v[i]v[j]; writes the reduced simplex to `out`.
-inline Vec3d solve_segment(const Vertex& p, const Vertex& q, Simplex& out) {
-  const Vec3d e = q.w - p.w;
+// The closest point to the origin of a sub-simplex, as the (ascending) indices of the vertices that
+// carry it and their weights. Solvers work on the points alone and never copy vertices.
+struct Solution {
+  Vec3d point{};
+  int size = 0;
+  int index[4] = {};
+  double lambda[4] = {};
+};
+
+inline Solution solve_segment(const Vec3d* w, int i, int j) {
+  Solution s;
+  const Vec3d e = w[j] - w[i];
   const double ee = dot(e, e);
-  const double t = -dot(p.w, e);  // unnormalised parameter of the projection
+  const double t = -dot(w[i], e);  // unnormalised parameter of the projection
   if (t <= 0 || ee <= 0) {
-    out.v[0] = p, out.lambda[0] = 1, out.size = 1;
-    return p.w;
+    s.point = w[i], s.size = 1, s.index[0] = i, s.lambda[0] = 1;
+  } else if (t >= ee) {
+    s.point = w[j], s.size = 1, s.index[0] = j, s.lambda[0] = 1;
+  } else {
+    const double u = t / ee;
+    s.point = w[i] + e * u, s.size = 2, s.index[0] = i, s.index[1] = j, s.lambda[0] = 1 - u, s.lambda[1] = u;
   }
-  if (t >= ee) {
-    out.v[0] = q, out.lambda[0] = 1, out.size = 1;
-    return q.w;
-  }
-  const double u = t / ee;
-  out.v[0] = p, out.v[1] = q, out.lambda[0] = 1 - u, out.lambda[1] = u, out.size = 2;
-  return p.w + e * u;
+  return s;
 }
 
-inline Vec3d solve_triangle(const Vertex& p, const Vertex& q, const Vertex& r, Simplex& out) {
-  const Vec3d ab = q.w - p.w, ac = r.w - p.w;
+inline Solution solve_triangle(const Vec3d* w, int i, int j, int k) {
+  const Vec3d ab = w[j] - w[i], ac = w[k] - w[i];
   const Vec3d n = cross(ab, ac);
   const double nn = dot(n, n);
   if (nn > kFlatSine * kFlatSine * dot(ab, ab) * dot(ac, ac)) {
     // Signed areas of the origin's projection against each edge, all scaled by |n|^2.
-    const double la = dot(cross(q.w, r.w), n);
-    const double lb = dot(cross(r.w, p.w), n);
-    const double lc = dot(cross(p.w, q.w), n);
+    const double la = dot(cross(w[j], w[k]), n);
+    const double lb = dot(cross(w[k], w[i]), n);
+    const double lc = dot(cross(w[i], w[j]), n);
     if (la > 0 && lb > 0 && lc > 0) {
       const double inv = 1.0 / (la + lb + lc);
-      out.v[0] = p, out.v[1] = q, out.v[2] = r, out.size = 3;
-      out.lambda[0] = la * inv, out.lambda[1] = lb * inv, out.lambda[2] = lc * inv;
-      return n * (dot(n, p.w) / nn);
+      return {n * (dot(n, w[i]) / nn), 3, {i, j, k, 0}, {la * inv, lb * inv, lc * inv, 0}};
     }
   }
   // The projection is outside (or the triangle is flat): the closest point is on an edge.
-  Simplex best, trial;
-  Vec3d best_v = solve_segment(p, q, best);
-  const Vertex* edges[2][2] = {{&p, &r}, {&q, &r}};
-  for (const auto& e : edges) {
-    const Vec3d v = solve_segment(*e[0], *e[1], trial);
-    if (dot(v, v) < dot(best_v, best_v)) best_v = v, best = trial;
-  }
-  out = best;
-  return best_v;
+  Solution best = solve_segment(w, i, j);
+  for (const Solution& e : {solve_segment(w, i, k), solve_segment(w, j, k)})
+    if (dot(e.point, e.point) < dot(best.point, best.point)) best = e;
+  return best;
 }
 
-// Returns the closest point of the tetrahedron; out.size == 4 means the origin is strictly inside.
-inline Vec3d solve_tetrahedron(const Simplex& s, Simplex& out) {
-  const Vertex &a = s.v[0], &b = s.v[1], &c = s.v[2], &d = s.v[3];
-  const Vec3d ab = b.w - a.w, ac = c.w - a.w, ad = d.w - a.w;
+// size == 4 means the origin is strictly inside the tetrahedron w[0..3].
+inline Solution solve_tetrahedron(const Vec3d* w) {
+  const Vec3d ab = w[1] - w[0], ac = w[2] - w[0], ad = w[3] - w[0];
   const double det = dot(ab, cross(ac, ad));
   const bool flat = std::abs(det) <= kFlatSine * length(ab) * length(ac) * length(ad);
   // Signed volumes with the origin replacing each vertex (det[a,b,c,d] expanded); their sum is det.
-  const double l[4] = {dot(b.w, cross(c.w, d.w)), -dot(a.w, cross(c.w, d.w)), dot(a.w, cross(b.w, d.w)),
-                       -dot(a.w, cross(b.w, c.w))};
+  const double l[4] = {dot(w[1], cross(w[2], w[3])), -dot(w[0], cross(w[2], w[3])),
+                       dot(w[0], cross(w[1], w[3])), -dot(w[0], cross(w[1], w[2]))};
   const double sum = l[0] + l[1] + l[2] + l[3];
-  if (!flat) {
-    if (l[0] * sum > 0 && l[1] * sum > 0 && l[2] * sum > 0 && l[3] * sum > 0) {
-      out = s;
-      for (int i = 0; i < 4; ++i)
-        out.lambda[i] = l[i] / sum;
-      return {};
-    }
-  }
+  if (!flat && l[0] * sum > 0 && l[1] * sum > 0 && l[2] * sum > 0 && l[3] * sum > 0)
+    return {{}, 4, {0, 1, 2, 3}, {l[0] / sum, l[1] / sum, l[2] / sum, l[3] / sum}};
   // Outside: the closest point is on a face the origin sees (vertex i's weight <= 0); when flat, any face.
   const int faces[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
-  Simplex trial;
-  Vec3d best_v{};
-  double best_vv = -1;
+  Solution best;
+  bool found = false;
   for (int i = 0; i < 4; ++i) {
     if (!flat && l[i] * sum > 0) continue;
-    const Vec3d v = solve_triangle(s.v[faces[i][0]], s.v[faces[i][1]], s.v[faces[i][2]], trial);
-    if (best_vv < 0 || dot(v, v) < best_vv) best_vv = dot(v, v), best_v = v, out = trial;
+    const Solution f = solve_triangle(w, faces[i][0], faces[i][1], faces[i][2]);
+    if (!found || dot(f.point, f.point) < dot(best.point, best.point)) best = f, found = true;
   }
-  return best_v;
+  return best;
 }
 
-inline Vec3d solve(const Simplex& s, Simplex& out) {
-  switch (s.size) {
+inline Solution solve(const Vec3d* w, int size) {
+  switch (size) {
     case 1:
-      out = s, out.lambda[0] = 1;
-      return s.v[0].w;
+      return {w[0], 1, {0, 0, 0, 0}, {1, 0, 0, 0}};
     case 2:
-      return solve_segment(s.v[0], s.v[1], out);
+      return solve_segment(w, 0, 1);
     case 3:
-      return solve_triangle(s.v[0], s.v[1], s.v[2], out);
+      return solve_triangle(w, 0, 1, 2);
     default:
-      return solve_tetrahedron(s, out);
+      return solve_tetrahedron(w);
   }
 }
 
@@ -279,17 +273,24 @@ inline Outcome run(const PosedShape& a, const PosedShape& b) {
     for (int i = 0; i < s.size; ++i)
       duplicate = duplicate || s.v[i].w == w.w;
     if (duplicate) break;
-    Simplex grown = s, reduced;
-    grown.v[grown.size++] = w;
-    const Vec3d next = solve(grown, reduced);
-    if (reduced.size == 4) {
-      s = reduced;
+    // Solve with w in the spare slot; the simplex only changes when the step made progress.
+    s.v[s.size] = w;
+    Vec3d points[4];
+    for (int i = 0; i <= s.size; ++i)
+      points[i] = s.v[i].w;
+    const Solution next = solve(points, s.size + 1);
+    const double next_vv = dot(next.point, next.point);
+    if (next.size < 4 && next_vv >= vv) break;  // rounding stalled the descent: keep the better simplex
+    for (int i = 0; i < next.size; ++i) {       // indices ascend, so compacting in place is safe
+      s.v[i] = s.v[next.index[i]];
+      s.lambda[i] = next.lambda[i];
+    }
+    s.size = next.size;
+    if (next.size == 4) {
       o.origin_inside = true;
       break;
     }
-    const double next_vv = dot(next, next);
-    if (next_vv >= vv) break;  // rounding stalled the descent: keep the previous, better simplex
-    s = reduced, v = next, vv = next_vv;
+    v = next.point, vv = next_vv;
   }
   for (int i = 0; i < s.size; ++i) {
     o.point_a += s.v[i].a * s.lambda[i];
@@ -299,14 +300,94 @@ inline Outcome run(const PosedShape& a, const PosedShape& b) {
   return o;
 }
 
+// EPA (van den Bergen's expanding polytope) from GJK's enclosing tetrahedron, used only to propose the
+// probe's best direction: any failure (a degenerate face, full arrays) just returns the best direction so
+// far, and the probe still checks every candidate, so EPA can cost accuracy but never correctness. Each
+// iteration costs one support pair; overlaps are rare (the world keeps a skin), so the bound is generous.
+inline constexpr int kEpaMaxIterations = 32;
+inline constexpr int kEpaMaxVertices = kEpaMaxIterations + 4;
+// A closed triangulated polytope with V vertices has 2V − 4 faces; dead faces' slots are reused.
+inline constexpr int kEpaMaxFaces = 2 * kEpaMaxVertices;
+
+// The unit outward normal m of D = B − A with the smallest support value h_D(m) seen (zero if none):
+// moving b by h_D(m) along −m separates the shapes, and EPA drives h_D(m) down to the depth.
+inline Vec3d epa_direction(const PosedShape& a, const PosedShape& b, const Simplex& tetra) {
+  struct Face {
+    int v[3];
+    Vec3d n;
+    double dist;  // of the face's plane from the origin
+    bool alive;
+  };
+  Vec3d pts[kEpaMaxVertices];
+  Face faces[kEpaMaxFaces];
+  int np = 4, nf = 0;
+  for (int i = 0; i < 4; ++i)
+    pts[i] = tetra.v[i].w;
+  const auto make_face = [&](int i, int j, int k) {
+    const Vec3d n = cross(pts[j] - pts[i], pts[k] - pts[i]);
+    const double len = length(n);
+    if (!(len > 0)) return false;
+    int slot = 0;
+    while (slot < nf && faces[slot].alive)
+      ++slot;
+    if (slot == kEpaMaxFaces) return false;
+    nf = std::max(nf, slot + 1);
+    faces[slot] = {{i, j, k}, n * (1.0 / len), dot(n, pts[i]) / len, true};
+    return true;
+  };
+  const int tetra_faces[4][4] = {{1, 2, 3, 0}, {0, 2, 3, 1}, {0, 1, 3, 2}, {0, 1, 2, 3}};
+  for (const auto& f : tetra_faces) {
+    const bool inward = dot(cross(pts[f[1]] - pts[f[0]], pts[f[2]] - pts[f[0]]), pts[f[3]] - pts[f[0]]) > 0;
+    if (!(inward ? make_face(f[0], f[2], f[1]) : make_face(f[0], f[1], f[2]))) return {};
+  }
+  Vec3d best{};
+  double best_upper = 0;
+  for (int it = 0; it < kEpaMaxIterations; ++it) {
+    int c = -1;
+    for (int f = 0; f < nf; ++f)
+      if (faces[f].alive && (c < 0 || faces[f].dist < faces[c].dist)) c = f;
+    if (c < 0) break;
+    const Vec3d n = faces[c].n;
+    const Vec3d w = support_vertex(a, b, n).w;
+    const double upper = dot(n, w);
+    if (best == Vec3d{} || upper < best_upper) best = n, best_upper = upper;
+    if (upper - faces[c].dist <= kGjkTolerance || np == kEpaMaxVertices) break;
+    // Remove the faces w sees; the edges they do not share with each other form the horizon.
+    int edges[3 * kEpaMaxFaces][2];
+    int ne = 0;
+    for (int f = 0; f < nf; ++f) {
+      if (!faces[f].alive || dot(faces[f].n, w - pts[faces[f].v[0]]) <= 0) continue;
+      faces[f].alive = false;
+      for (int e = 0; e < 3; ++e) {
+        const int from = faces[f].v[e], to = faces[f].v[(e + 1) % 3];
+        int twin = 0;
+        while (twin < ne && !(edges[twin][0] == to && edges[twin][1] == from))
+          ++twin;
+        if (twin < ne) {
+          edges[twin][0] = edges[ne - 1][0], edges[twin][1] = edges[ne - 1][1], --ne;
+        } else {
+          edges[ne][0] = from, edges[ne][1] = to, ++ne;
+        }
+      }
+    }
+    pts[np] = w;
+    for (int e = 0; e < ne; ++e)
+      if (!make_face(edges[e][0], edges[e][1], np)) return best;
+    ++np;
+  }
+  return best;
+}
+
 // Overlap depth by probing directions (see the file comment); fills an overlapping or touching result.
 inline void probe_depth(const PosedShape& a, const PosedShape& b, const Outcome& o, ShapeDistance& r) {
-  Vec3d candidates[20];  // 5 generic + 4 per box + 4 tetrahedron faces
+  Vec3d candidates[16];  // 6 generic + 4 per box
   int count = 0;
   const auto add = [&](Vec3d s) {
     const double len = length(s);
     if (len > 0 && std::isfinite(len)) candidates[count++] = s * (1.0 / len);
   };
+  // EPA first: on ties the earlier candidate wins, and EPA's is the one aimed at the true depth.
+  if (o.simplex.size == 4) add(-epa_direction(a, b, o.simplex));
   add(o.direction);
   const Vec3d centres = b.centre() - a.centre();
   add(centres);
@@ -320,16 +401,6 @@ inline void probe_depth(const PosedShape& a, const PosedShape& b, const Outcome&
     add({-p->sin_yaw, p->cos_yaw, 0});
     add({p->sin_yaw, -p->cos_yaw, 0});
   }
-  if (o.simplex.size == 4) {
-    // A face of the enclosing tetrahedron with outward normal m bounds D; moving b along −m exits it.
-    const int faces[4][4] = {{1, 2, 3, 0}, {0, 2, 3, 1}, {0, 1, 3, 2}, {0, 1, 2, 3}};
-    for (const auto& f : faces) {
-      const Vec3d p0 = o.simplex.v[f[0]].w;
-      Vec3d m = cross(o.simplex.v[f[1]].w - p0, o.simplex.v[f[2]].w - p0);
-      if (dot(m, o.simplex.v[f[3]].w - p0) > 0) m = -m;
-      add(-m);
-    }
-  }
   double best = 0;
   Vec3d best_s{};
   for (int i = 0; i < count; ++i) {
@@ -338,10 +409,17 @@ inline void probe_depth(const PosedShape& a, const PosedShape& b, const Outcome&
   }
   // A non-positive depth is a plane with a on one side and b on the other: touching, not overlapping.
   r.overlapping = best > 0;
-  r.distance = -best;
+  r.distance = 0.0 - best;  // +0, not -0, when exactly touching
   r.normal = best_s;
-  r.point_a = a.full_support_point(best_s);
-  r.point_b = b.full_support_point(-best_s);
+  if (!r.overlapping && o.simplex.size < 4) {
+    // Touching, found by GJK running into the origin: its witnesses are the contact itself, where any
+    // support point on a touching face could be a corner outside the contact.
+    r.point_a = o.point_a + best_s * a.margin;
+    r.point_b = o.point_b - best_s * b.margin;
+  } else {
+    r.point_a = a.full_support_point(best_s);
+    r.point_b = b.full_support_point(-best_s);
+  }
 }
 
 // shape_distance without the closed forms and without the status checks (callers have done them).
@@ -356,11 +434,10 @@ inline ShapeDistance shape_distance(const Shape& a, const Pose& pose_a, const Sh
     probe_depth(pa, pb, o, r);
     return r;
   }
-  const Vec3d n = (o.point_b - o.point_a) * (1.0 / o.distance);
   // Cores apart: the margins make the distance (or a sphere's depth) exact to kGjkTolerance.
   r.distance = o.distance - (pa.margin + pb.margin);
   r.overlapping = r.distance < 0;
-  r.normal = n;
+  r.normal = o.direction * (1.0 / o.distance);  // the final v, which is b's witness minus a's
   r.point_a = o.point_a + r.normal * pa.margin;
   r.point_b = o.point_b - r.normal * pb.margin;
   return r;

@@ -10,8 +10,11 @@
 // rounding and depths are exact too. Every other pair (box, hull, or a round shape against one of them)
 // runs GJK on the shapes' support functions (Shape::support, posed by collision/pose.hpp) in double: the
 // distance is exact to kGjkTolerance, and an overlap is reported when the Minkowski difference contains
-// the origin, with `distance` then 0 or an estimate of -depth (GJK alone does not measure depth; the
-// sign is what the world relies on).
+// the origin, with `distance` then -depth: never less deep than the truth (moving b by -distance along
+// `normal` always leaves the pair at most touching), exact for two boxes and for a point or sphere centre
+// inside a box, and otherwise within kGjkTolerance whenever the bounded EPA in collision/gjk.hpp
+// converges (it does for polytopes; curved pairs may stop at its iteration cap). The sign is what the
+// world relies on.
 //
 // Touching convention, the same as the level's: shapes whose boundaries meet but whose interiors do not
 // are *not* overlapping (distance 0, overlapping false for closed forms; GJK cannot tell distance 0 from
@@ -51,7 +54,7 @@ ShapeDistance shape_distance(const Shape& a, const Pose& pose_a, const Shape& b,
 bool separated_along(const Shape& a, const Pose& pose_a, const Shape& b, const Pose& pose_b, Vec3d axis,
                      double gap);
 
-// True when both shapes are points, spheres or cylinders: the pairs with closed forms.
+// True for points, spheres and cylinders: a pair of two of them has a closed form.
 bool is_round(const Shape& shape);
 
 }  // namespace shiftcast

@@ -110,8 +110,8 @@ Slide slide_move(const Context& ctx, Vec3 start, Vec3d velocity, bool gravity, c
     end_v = clip_velocity(end_v, *contact, kOverclip);
     planes[plane_count++] = *contact;
   }
-  const int first_hit_plane = plane_count + 1;
-  planes[plane_count++] = normalize(move_v);
+  if (move_v != Vec3d{}) planes[plane_count++] = normalize(move_v);
+  const int first_hit_plane = plane_count;
 
   double time_left = ctx.dt;
   for (int bump = 0; bump < kMaxClipPlanes; ++bump) {
@@ -123,6 +123,7 @@ Slide slide_move(const Context& ctx, Vec3 start, Vec3d velocity, bool gravity, c
       move_v = end_v = Vec3d{};
       break;
     }
+    const Vec3 from = out.position;
     out.position = hit.trace.end_position;
     if (!hit.trace.hit) break;
 
@@ -132,10 +133,15 @@ Slide slide_move(const Context& ctx, Vec3 start, Vec3d velocity, bool gravity, c
     // The velocity at the touch: linear in time between the start and end velocities (exact in free
     // flight, where move_v is the mid-tick velocity).
     const Vec3d touch_v = move_v + (end_v - move_v) * (2.0 * elapsed / ctx.dt - 1.0);
-    out.touches[std::size_t(out.touch_count++)] = MotorTouch{
-        hit.trace.normal, out.position, float(elapsed / ctx.dt), hit.entity, hit.trace.brush,
-        float(-dot(touch_v, normal))};
-    time_left -= time_left * double(hit.trace.fraction);
+    out.touches[std::size_t(out.touch_count++)] =
+        MotorTouch{hit.trace.normal, out.position,    float(elapsed / ctx.dt),
+                   hit.entity,       hit.trace.brush, float(-dot(touch_v, normal))};
+    // Time is used up to where the player stopped, not to the contact: the trace backs off along the
+    // motion, which for a grazing approach gives back most of the motion, and the rest of the tick must
+    // still be spent sliding (Quake's fraction is the backed-off one for the same reason).
+    const Vec3d delta = to_double(end) - to_double(from);
+    const double used = dot(to_double(out.position) - to_double(from), delta) / dot(delta, delta);
+    time_left -= time_left * std::clamp(used, 0.0, 1.0);
 
     bool same_plane = false;
     for (int i = first_hit_plane; i < plane_count; ++i) {
@@ -226,7 +232,6 @@ void add_touch(MotorResult& result, const MotorTouch& touch) {
 }
 
 void take_slide(MotorResult& result, const Slide& slide) {
-  result.position = slide.position;
   result.clip_planes = slide.clip_planes;
   for (int i = 0; i < slide.touch_count; ++i)
     add_touch(result, slide.touches[std::size_t(i)]);
@@ -288,8 +293,8 @@ MotorResult move_character(const MotorConfig& config, const MotorWorld& world, V
   }
   const Vec3d wish_dir = normalize(forward * double(in.forward) + right * double(in.right));
   if (wish_speed > 0.0 && wish_dir != Vec3d{}) {
-    accelerate(v, wish_dir, wish_speed,
-               double(walking ? config.ground_accelerate : config.air_accelerate), ctx.dt);
+    accelerate(v, wish_dir, wish_speed, double(walking ? config.ground_accelerate : config.air_accelerate),
+               ctx.dt);
   }
   if (walking) {
     // Turn the velocity into the ground plane keeping its speed (Quake): no speed lost on slopes.
@@ -353,7 +358,13 @@ MotorResult move_character(const MotorConfig& config, const MotorWorld& world, V
   if (end_ground.walkable) {
     const Vec3d n = to_double(end_ground.hit.trace.normal);
     const double into = -dot(velocity, n);
-    if (into > 0.0) velocity = clip_velocity(velocity, n, kOverclip);
+    if (walking) {
+      // Kept on the ground (up a crest, down a step or ramp): turn the velocity along the new ground as
+      // the walk move does, or the lift-off rule would throw the player off the crest next tick.
+      velocity = normalize(clip_velocity(velocity, n, kOverclip)) * length(velocity);
+    } else if (into > 0.0) {
+      velocity = clip_velocity(velocity, n, kOverclip);  // landing: the speed into the ground is lost
+    }
     add_touch(result, MotorTouch{end_ground.hit.trace.normal, position, 1.0f, end_ground.hit.entity,
                                  end_ground.hit.trace.brush, float(std::max(0.0, into))});
     state.on_ground = true;

@@ -60,7 +60,7 @@ class MotorWorld {
 struct MotorState {
   Vec3 velocity{};
   bool on_ground = false;
-  Vec3 ground_normal{};
+  Vec3 ground_normal{};  // of the walkable ground while on_ground, else zero (steep is not ground)
   EntityId ground_entity = kNoEntity;  // a prop the player stands on (riding), else kNoEntity
   std::int32_t ground_brush = kNoBrush;
   bool jump_held = false;  // jump needs a release between jumps

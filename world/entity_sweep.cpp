@@ -32,7 +32,8 @@ Shape oriented_shape(const Entity& e, float yaw, std::vector<Vec3>& scratch) {
   }
   if (shape.kind == ShapeKind::kHull && shape.hull_vertices.size() <= kMaxOrientedVertices) {
     scratch.clear();
-    for (Vec3 v : e.shape.hull_vertices) scratch.push_back(rotate_z(v, c, s));
+    for (Vec3 v : e.shape.hull_vertices)
+      scratch.push_back(rotate_z(v, c, s));
     return Shape::hull(scratch);
   }
   return shape;
@@ -81,8 +82,8 @@ SweepHit SimulationState::sweep(const Entity& self, Vec3 from, Vec3 to, bool mov
     const bool turning = theirs.start.yaw != theirs.end.yaw;
     if (other.model != nullptr && other.model->concave && is_round(self.shape) && !turning) {
       // The prop's own tree, in its frame: the mover's motion relative to the prop is a straight line.
-      const TraceResult r = other.model->tree.trace(self.shape, to_local(theirs.start, from),
-                                                    to_local(theirs.end, to));
+      const TraceResult r =
+          other.model->tree.trace(self.shape, to_local(theirs.start, from), to_local(theirs.end, to));
       if (r.hit) {
         hit = true;
         t = r.fraction;
@@ -103,7 +104,8 @@ SweepHit SimulationState::sweep(const Entity& self, Vec3 from, Vec3 to, bool mov
         }
       }
     } else {
-      const Toi toi = time_of_impact(self.shape, mine, other.shape, theirs, {.target_separation = kEntitySkin});
+      const Toi toi =
+          time_of_impact(self.shape, mine, other.shape, theirs, {.target_separation = kEntitySkin});
       ++last_tick.toi_searches;
       if (toi.hit) {
         hit = true;

@@ -99,7 +99,8 @@ TurnedBox turn(const Aabb& box, Vec3d position, double yaw) {
 Aabbd bounds_of(const TurnedBox& t, double grow) {
   const double ex = std::abs(t.c) * t.hx + std::abs(t.s) * t.hy + grow;
   const double ey = std::abs(t.s) * t.hx + std::abs(t.c) * t.hy + grow;
-  return {{t.centre.x - ex, t.centre.y - ey, t.zmin - grow}, {t.centre.x + ex, t.centre.y + ey, t.zmax + grow}};
+  return {{t.centre.x - ex, t.centre.y - ey, t.zmin - grow},
+          {t.centre.x + ex, t.centre.y + ey, t.zmax + grow}};
 }
 
 bool overlaps(const Aabbd& a, const Aabb& b) {
@@ -116,7 +117,9 @@ struct HardResult {
 
   void offer(const ShapeDistance& candidate, std::int32_t ba, std::int32_t bb) {
     if (candidate.status != QueryStatus::kOk) return;
-    const auto score = [](const ShapeDistance& x) { return x.overlapping ? std::min(x.distance, 0.0) : x.distance; };
+    const auto score = [](const ShapeDistance& x) {
+      return x.overlapping ? std::min(x.distance, 0.0) : x.distance;
+    };
     const bool better = !found || score(candidate) < score(d) ||
                         (score(candidate) == score(d) && candidate.overlapping && !d.overlapping);
     if (!better) return;
@@ -159,7 +162,8 @@ Shape tree_culler(const Shape& s, const Aabb& s_box, double c, double sn, double
 // concave `model` at `model_pose`. `model_is_a` orders the narrow-phase calls so normals run a → b;
 // `s_brush` is the brush `s` stands for when it is one brush of another concave prop.
 void concave_against(const PropModel& model, const Pose& model_pose, const Shape& s, const Aabb& s_box,
-                     const Pose& s_pose, float reach, bool model_is_a, std::int32_t s_brush, HardResult& best) {
+                     const Pose& s_pose, float reach, bool model_is_a, std::int32_t s_brush,
+                     HardResult& best) {
   const double grow = double(reach) + kCullSlack;
   const Vec3d local = to_local(model_pose, to_double(s_pose.position));
   const double yaw = double(s_pose.yaw) - double(model_pose.yaw);
@@ -224,6 +228,7 @@ void fill(const HardResult& r, PairContact& contact) {
   contact.point = to_float((r.d.point_a + r.d.point_b) * 0.5);
   contact.normal = to_float(r.d.normal);
   contact.separation = float(r.d.distance);
+  contact.overlapping = r.d.overlapping;
   contact.brush_a = r.brush_a;
   contact.brush_b = r.brush_b;
 }
@@ -277,7 +282,8 @@ bool FilterCascade::test(const Entity& a, const Entity& b, PairContact& contact,
     if (definitive) ++s.definitive;
     if (options_.measure_time) {
       const Clock::time_point now = Clock::now();
-      s.nanoseconds += std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count());
+      s.nanoseconds +=
+          std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count());
       start = now;
     }
     return definitive;

@@ -7,9 +7,16 @@
 //   3. plane divides      the last separating axis found for this pair (remembered across ticks): if it
 //                         still separates them, "apart"
 //   4. hard case          narrow phase (closed forms for round pairs, GJK otherwise); for concave props
-//                         the prop's own BSP in its local frame (the other shape grown by `reach`), then
-//                         GJK against the brush it names for the contact. Concave vs concave tests
-//                         each brush of the smaller against the larger's tree.
+//                         the prop's own BSP in its local frame (the other shape grown by `reach`; a box
+//                         or hull by its local box grown by `reach`), then GJK against every brush whose
+//                         box is within reach, keeping the closest, for the contact. Concave vs concave
+//                         tests each brush of the smaller against the larger's tree.
+//
+// The axis cache (stage 3) holds, per pair that reached the hard case, the hard case's last normal,
+// whether it found them apart (then it separates them with the whole distance to spare) or touching
+// (the axis most likely to separate them once they part); an overlap without a normal keeps the old
+// axis. A stale axis is harmless: it settles a pair only if it still separates it. Concave props are
+// tested by their convex bound (PropModel::shape), which contains every brush.
 //
 // Every stage is conservative by construction (bounds grown by kBoundsSlack, see entity.hpp): a stage
 // may say "maybe" about a pair that is apart, never "apart" about a pair the hard case calls touching.
@@ -28,6 +35,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "collision/trace_result.hpp"
 #include "collision/vec3.hpp"
 #include "world/entity.hpp"
 
@@ -61,9 +69,9 @@ struct FilterOptions {
 };
 
 struct PairContact {
-  Vec3 point{};          // midway between the closest points, world space
-  Vec3 normal{};         // unit, from a towards b
-  float separation = 0;  // distance between the shapes; negative when they overlap (then an estimate)
+  Vec3 point{};              // midway between the closest points, world space
+  Vec3 normal{};             // unit, from a towards b
+  float separation = 0;      // distance between the shapes; negative when they overlap (then an estimate)
   bool overlapping = false;  // interiors intersect (the narrow phase's verdict, not the sign of a float)
   std::int32_t brush_a = kNoBrush;  // the brush of a concave prop involved, else kNoBrush
   std::int32_t brush_b = kNoBrush;
@@ -77,7 +85,8 @@ class FilterCascade {
   // Both entities' shapes, models and poses are read as they are now.
   bool test(const Entity& a, const Entity& b, PairContact& contact, FilterStats& stats);
 
-  // Forgets the cached axes that involve `id` (call when an entity is removed).
+  // Forgets the cached axes that involve `id` (call when an entity is removed). A scan of the cache;
+  // removals are rare. (Caching a new pair is the cascade's only allocation.)
   void forget(EntityId id);
   std::size_t cached_axes() const { return axes_.size(); }
   const FilterOptions& options() const { return options_; }

@@ -91,7 +91,7 @@ class Grid {
   };
   struct Cell {
     std::uint64_t key = 0;
-    std::vector<EntityId> ids;  // any order: every output is sorted after the walk
+    std::vector<std::int32_t> slots;  // entries_ slots, any order: every output is sorted after the walk
   };
   // Open addressing from a 64-bit key to a slot (linear probing, backward-shift deletion): after it has
   // grown, inserting and erasing never allocate, unlike std::unordered_map's node per insert.
@@ -119,24 +119,24 @@ class Grid {
   CellRange range_of(double x_min, double y_min, double x_max, double y_max) const;
   void insert_entry(EntityId id, const CellRange& range, bool oversize);
   // Both return the number of cells changed; `keep` (may be null) names cells to leave alone.
-  std::int64_t enter_cells(const CellRange& range, const CellRange* keep, EntityId id);
-  std::int64_t leave_cells(const CellRange& range, const CellRange* keep, EntityId id);
-  void add_to_cell(std::uint64_t key, EntityId id);
-  void remove_from_cell(std::uint64_t key, EntityId id);
+  std::int64_t enter_cells(const CellRange& range, const CellRange* keep, std::int32_t slot);
+  std::int64_t leave_cells(const CellRange& range, const CellRange* keep, std::int32_t slot);
+  void add_to_cell(std::uint64_t key, std::int32_t slot);
+  void remove_from_cell(std::uint64_t key, std::int32_t slot);
   void drop_oversize(std::int32_t slot);
   void collect_range(const CellRange& q, std::vector<EntityId>& out) const;
 
   float cell_size_;
-  double inv_cell_size_;  // double: float x times it is exact, so cells are [k·size, (k+1)·size)
+  double inv_cell_size_;  // double, so that cells are [k·size, (k+1)·size) exactly (see cell_of)
   GridStats stats_;
-  std::vector<Entry> entries_;           // by slot; slots never move while their entity lives
+  std::vector<Entry> entries_;  // by slot; slots never move while their entity lives
   std::vector<std::int32_t> free_slots_;
-  std::vector<std::int32_t> order_;      // live slots sorted by id: walks come out sorted
-  SlotIndex entity_slots_;               // id -> slot
-  std::vector<Cell> cells_;              // [0, live_cells_) occupied; the rest keep their capacity
+  std::vector<std::int32_t> order_;  // live slots sorted by id: walks come out sorted
+  SlotIndex entity_slots_;           // id -> slot
+  std::vector<Cell> cells_;          // [0, live_cells_) occupied; the rest keep their capacity
   std::size_t live_cells_ = 0;
-  SlotIndex cell_slots_;                 // packed cell key -> index into cells_
-  std::vector<std::int32_t> oversize_;   // slots of oversize entries, any order
+  SlotIndex cell_slots_;                // packed cell key -> index into cells_
+  std::vector<std::int32_t> oversize_;  // slots of oversize entries, any order
 };
 
 }  // namespace shiftcast

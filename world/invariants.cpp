@@ -101,10 +101,11 @@ void handle_violation(SimulationState& s, std::size_t index, const char* what) {
     ++s.last_tick.replacements;
     e.velocity = {};
     if (e.kind == EntityKind::kPlayer) s.extras[index].motor.velocity = {};
-    s.grid.update(e.id, world_box(e, e.pose));
-    spdlog::warn("tick {}: {} {} overlapped {} at ({:.2f} {:.2f} {:.2f}); re-placed at ({:.2f} {:.2f} {:.2f})",
-                 s.tick + 1, to_string(e.kind), e.id, what, was.x, was.y, was.z, e.pose.position.x,
-                 e.pose.position.y, e.pose.position.z);
+    s.place_in_grid(e, e.pose);
+    spdlog::warn(
+        "tick {}: {} {} overlapped {} at ({:.2f} {:.2f} {:.2f}); re-placed at ({:.2f} {:.2f} {:.2f})",
+        s.tick + 1, to_string(e.kind), e.id, what, was.x, was.y, was.z, e.pose.position.x, e.pose.position.y,
+        e.pose.position.z);
   } else {
     ++s.counters.replacement_failures;
     if (e.kind != EntityKind::kPlayer) s.extras[index].dead = true;
@@ -131,7 +132,8 @@ void check_pairs_and_invariants(SimulationState& s) {
     if (!s.cascade.test(a, b, c, stats)) continue;
     if (c.overlapping) {
       // Move the one the tick is allowed to move: never a kinematic prop; between equals the higher id.
-      const bool move_a = b.motion == PropMotion::kKinematic || (a.motion != PropMotion::kKinematic && ia > ib);
+      const bool move_a =
+          b.motion == PropMotion::kKinematic || (a.motion != PropMotion::kKinematic && ia > ib);
       handle_violation(s, std::size_t(move_a ? ia : ib), "another entity");
       continue;
     }

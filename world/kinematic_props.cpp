@@ -50,7 +50,8 @@ void move_kinematic_props(SimulationState& s) {
       Entity& other = s.entities[std::size_t(j)];
       EntityExtra& ox = s.extras[std::size_t(j)];
       if (!is_pushable(other) || !should_collide(prop, other)) continue;
-      const bool rider = other.kind == EntityKind::kPlayer && ox.motor.on_ground && ox.motor.ground_entity == prop.id;
+      const bool rider =
+          other.kind == EntityKind::kPlayer && ox.motor.on_ground && ox.motor.ground_entity == prop.id;
       PairContact contact;
       const bool in_the_way = hard_case(prop, other, kEntitySkin, contact);
       if (!rider && !in_the_way) continue;
@@ -70,14 +71,16 @@ void move_kinematic_props(SimulationState& s) {
     }
     if (blocked) {
       s.entities[i].pose = before;
-      for (const Moved& m : moved) s.entities[m.index].pose = m.before;
+      for (const Moved& m : moved)
+        s.entities[m.index].pose = m.before;
       ++s.counters.blocked_movers;
       continue;
     }
     s.entities[i].velocity = (target.position - before.position) * (1.0f / s.dt);
     s.entities[i].yaw_rate = (target.yaw - before.yaw) / s.dt;
     s.place_in_grid(s.entities[i], before);
-    for (const Moved& m : moved) s.place_in_grid(s.entities[m.index], m.before);
+    for (const Moved& m : moved)
+      s.place_in_grid(s.entities[m.index], m.before);
   }
 }
 

@@ -12,6 +12,10 @@
 //       Single thread: one warm-up pass, then timed passes per query kind for S seconds in total
 //       (default 1). Prints `KIND QUERIES_PER_SECOND` per kind present, then indented detail lines
 //       (ns per query, hit rates) and a checksum of every answer.
+//   shiftcast-level simulate LEVEL [--players N] [--projectiles N] [--props N] [--tick-rate HZ]
+//                            [--seconds S] [--seed N] [--scene match|landing] [--json FILE] [--filter-timing]
+//       A headless match of navmesh bots (world/simulate_command.hpp): tick time percentiles, contacts,
+//       Blow's filter table, invariant violations and the final state hash. LEVEL may be a source.
 //
 // Exit status: 0 on success, 1 when the input is bad (import error, corrupt level, malformed CSV), 2 on
 // a usage error. Output files are written to a temporary name and renamed, so a failed run never leaves
@@ -31,6 +35,7 @@
 
 #include "world/compiled_level.hpp"
 #include "world/query_csv.hpp"
+#include "world/simulate_command.hpp"
 
 namespace {
 
@@ -46,7 +51,10 @@ constexpr const char* kUsage =
     "  shiftcast-level import SRC -o OUT.level [--up y|z] [--scale S] [--thickness T]\n"
     "  shiftcast-level info LEVEL\n"
     "  shiftcast-level query LEVEL QUERIES.csv -o RESULTS.csv\n"
-    "  shiftcast-level bench LEVEL QUERIES.csv [--seconds S]\n";
+    "  shiftcast-level bench LEVEL QUERIES.csv [--seconds S]\n"
+    "  shiftcast-level simulate LEVEL [--players N] [--projectiles N] [--props N] [--tick-rate HZ]\n"
+    "                           [--seconds S] [--seed N] [--scene match|landing] [--json FILE]\n"
+    "                           [--filter-timing]\n";
 
 constexpr double kDefaultBenchSeconds = 1.0;
 
@@ -399,6 +407,7 @@ int main(int argc, char** argv) try {
   if (command == "info") return run_info(argc, argv);
   if (command == "query") return run_query_command(argc, argv);
   if (command == "bench") return run_bench(argc, argv);
+  if (command == "simulate") return run_simulate_command(argc, argv);
   if (command == "--help" || command == "-h" || command == "help") {
     std::fputs(kUsage, stdout);
     return kExitOk;

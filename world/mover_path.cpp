@@ -9,7 +9,9 @@ namespace shiftcast {
 
 namespace {
 
-bool pose_finite(const Pose& pose) { return is_finite(pose.position) && std::isfinite(pose.yaw); }
+bool pose_finite(const Pose& pose) {
+  return is_finite(pose.position) && std::isfinite(pose.yaw);
+}
 
 bool known_mode(PathMode mode) {
   return mode == PathMode::kLoop || mode == PathMode::kPingPong || mode == PathMode::kOnce;
@@ -40,8 +42,8 @@ std::string check_keys(const std::vector<PathKey>& keys, PathMode mode) {
       return out.str();
     }
     if (i > 0 && !(key.time > keys[i - 1].time)) {
-      out << "mover path: key " << i << " has time " << key.time << ", not after key " << i - 1
-          << "'s time " << keys[i - 1].time << " (times must strictly increase)";
+      out << "mover path: key " << i << " has time " << key.time << ", not after key " << i - 1 << "'s time "
+          << keys[i - 1].time << " (times must strictly increase)";
       return out.str();
     }
   }

@@ -31,8 +31,7 @@ struct HullFace {
 };
 
 struct HullResult {
-  std::vector<HullFace> faces;  // alive ones are the hull
-  std::vector<int> vertices;    // input indices, ascending
+  std::vector<HullFace> faces;  // the hull's triangles
   std::string error;
 };
 
@@ -51,29 +50,7 @@ class HullBuilder {
       if (!add_point(f, result.error)) return result;
     }
     for (HullFace& face : faces_) {
-      if (!face.alive) continue;
-      result.faces.push_back(face);
-    }
-    std::vector<bool> used(p_.size(), false);
-    for (const HullFace& face : result.faces) {
-      for (int v : face.v)
-        used[std::size_t(v)] = true;
-    }
-    // Points dropped as "on a face" may still lie a rounding error outside the final polytope (near a
-    // sharp corner, within the tolerance of every plane can be further than it from the hull). Keeping
-    // every such point as an extra vertex makes the hull of the vertices exactly the hull of the input,
-    // which the filters rely on: a bound that misses a corner by 1e-12 is not a bound.
-    for (std::size_t i = 0; i < p_.size(); ++i) {
-      if (used[i]) continue;
-      for (const HullFace& face : result.faces) {
-        if (dot(face.normal, p_[i]) - face.d > 0.0) {
-          used[i] = true;
-          break;
-        }
-      }
-    }
-    for (std::size_t i = 0; i < p_.size(); ++i) {
-      if (used[i]) result.vertices.push_back(int(i));
+      if (face.alive) result.faces.push_back(std::move(face));
     }
     return result;
   }
@@ -268,7 +245,9 @@ class HullBuilder {
 };
 
 // Planar facets: adjacent triangles that each lie within kHullPlaneEpsilon of the other's plane merge.
-int count_planar_faces(const std::vector<HullFace>& faces, const std::vector<Vec3d>& points) {
+// Returns the facet of each triangle (a representative triangle index) and the number of facets.
+std::pair<std::vector<int>, int> planar_facets(const std::vector<HullFace>& faces,
+                                               const std::vector<Vec3d>& points) {
   std::map<Edge, int> owner;
   for (std::size_t f = 0; f < faces.size(); ++f) {
     for (int e = 0; e < 3; ++e)
@@ -302,7 +281,53 @@ int count_planar_faces(const std::vector<HullFace>& faces, const std::vector<Vec
       }
     }
   }
-  return groups;
+  for (std::size_t f = 0; f < faces.size(); ++f)
+    parent[f] = root(int(f));
+  return {std::move(parent), groups};
+}
+
+// Vertices of the triangles that are corners of the polytope: a point whose triangles all lie in one or
+// two facets sits inside a face or on an edge (the incremental build can leave such points behind when a
+// later point makes their triangles coplanar); it is not a vertex.
+std::vector<bool> corner_vertices(const std::vector<HullFace>& faces, const std::vector<int>& facet,
+                                  std::size_t point_count) {
+  std::vector<std::array<int, 3>> seen(point_count, {-1, -1, -1});
+  std::vector<int> distinct(point_count, 0);
+  for (std::size_t f = 0; f < faces.size(); ++f) {
+    for (int v : faces[f].v) {
+      auto& s = seen[std::size_t(v)];
+      int& n = distinct[std::size_t(v)];
+      if (n >= 3 || std::find(s.begin(), s.begin() + n, facet[f]) != s.begin() + n) continue;
+      s[std::size_t(n++)] = facet[f];
+    }
+  }
+  std::vector<bool> corner(point_count);
+  for (std::size_t i = 0; i < point_count; ++i)
+    corner[i] = distinct[i] >= 3;
+  return corner;
+}
+
+std::vector<bool> triangulation_vertices(const std::vector<HullFace>& faces, std::size_t point_count) {
+  std::vector<bool> used(point_count, false);
+  for (const HullFace& f : faces) {
+    for (int v : f.v)
+      used[std::size_t(v)] = true;
+  }
+  return used;
+}
+
+// Marks every point strictly in front of some face as a vertex too. A point the build dropped as "on a
+// face" (or the rebuild left out as not a corner) may lie a rounding error outside the final polytope, and
+// near a sharp corner being within the tolerance of every plane does not even bound how far outside; keeping
+// such points makes the hull of the vertices exactly the hull of the input, which the filters rely on: a
+// bound that misses a corner by 1e-12 is not a bound.
+void keep_points_outside(const std::vector<HullFace>& faces, const std::vector<Vec3d>& points,
+                         std::vector<bool>& vertex) {
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (vertex[i]) continue;
+    vertex[i] = std::any_of(faces.begin(), faces.end(),
+                            [&](const HullFace& f) { return dot(f.normal, points[i]) - f.d > 0.0; });
+  }
 }
 
 struct HullOfPoints {
@@ -340,9 +365,35 @@ HullOfPoints hull_of(const std::vector<Vec3>& points) {
     out.error = std::move(hull.error);
     return out;
   }
-  for (int i : hull.vertices)
-    out.vertices.push_back(unique[std::size_t(i)]);
-  out.face_count = count_planar_faces(hull.faces, p);
+  auto [facet, facets] = planar_facets(hull.faces, p);
+  const std::vector<bool> corner = corner_vertices(hull.faces, facet, p.size());
+  std::vector<bool> vertex = triangulation_vertices(hull.faces, p.size());
+  // Points left inside faces or on edges: rebuild once from the corners alone (on exact input, such as
+  // brush corners, that removes them for good; anything rounding leaves outside is restored below).
+  std::vector<int> kept;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (corner[i]) kept.push_back(int(i));
+  }
+  if (std::count(vertex.begin(), vertex.end(), true) > std::ptrdiff_t(kept.size())) {
+    std::vector<Vec3d> q;
+    for (int i : kept)
+      q.push_back(p[std::size_t(i)]);
+    HullResult again = HullBuilder(q).build();
+    if (again.error.empty()) {
+      for (HullFace& f : again.faces) {
+        for (int& v : f.v)
+          v = kept[std::size_t(v)];
+      }
+      hull = std::move(again);
+      facets = planar_facets(hull.faces, p).second;
+      vertex = triangulation_vertices(hull.faces, p.size());
+    }
+  }
+  keep_points_outside(hull.faces, p, vertex);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (vertex[i]) out.vertices.push_back(unique[i]);
+  }
+  out.face_count = facets;
   return out;
 }
 

@@ -30,8 +30,11 @@ struct PropModel {
   // Convex: the shape itself (a box, or a hull over `vertices`). Concave: the hull of all brush corners,
   // a convex bound used by the plane-divides test.
   Shape shape;
-  std::vector<Vec3> vertices;  // hull vertices (convex hull models, and the concave bound)
-  int face_count = 0;          // faces of the convex hull or sum over brushes: for Blow's table
+  // Hull vertices (convex hull models, and the concave bound), in input order. Their hull is exactly the
+  // hull of the input: a point within rounding of a face stays in the list if it is outside by any amount.
+  std::vector<Vec3> vertices;
+  // Planar faces of the convex hull (coplanar triangles merged) or the sum over brushes: for Blow's table.
+  int face_count = 0;
 
   // Concave only.
   std::vector<Brush> brushes;

@@ -56,8 +56,8 @@ SimulationState::SimulationState(const BspTree& level_tree, const NavMesh* nav, 
       models(std::make_shared<std::vector<std::unique_ptr<PropModel>>>()),
       grid(config.grid_cell > 0 ? config.grid_cell : 128.0f),
       grid_sized(config.grid_cell > 0),
-      cascade(FilterOptions{.reach = kContactDistance, .use_plane_cache = true,
-                            .measure_time = config.measure_filter_time}),
+      cascade(FilterOptions{
+          .reach = kContactDistance, .use_plane_cache = true, .measure_time = config.measure_filter_time}),
       history(history_ticks(config)) {
   if (navmesh != nullptr) {
     nav_query = std::make_unique<NavQuery>(*navmesh);
@@ -83,13 +83,17 @@ EntityId SimulationState::add(Entity entity, EntityExtra extra) {
   // Ids only grow, so appending keeps the arrays sorted by id.
   entities.push_back(entity);
   extras.push_back(std::move(extra));
-  if (grid_sized) grid.update(entity.id, world_box(entity, entity.pose));
+  if (grid_sized) place_in_grid(entity, entity.pose);
   return entity.id;
 }
 
 void SimulationState::place_in_grid(const Entity& e, const Pose& from) {
   Aabb box = world_box(e, e.pose);
   if (!(from == e.pose)) box.grow(world_box(e, from));
+  // Grown by the contact distance, so two entities close enough to touch always share a cell.
+  const Vec3 reach{kContactDistance, kContactDistance, kContactDistance};
+  box.min -= reach;
+  box.max += reach;
   grid.update(e.id, box);
 }
 
@@ -191,17 +195,20 @@ void Simulation::step() {
     // players would make every cell hold a crowd, so they go oversize instead of setting the size.
     float largest = s.config.motor.radius + s.config.motor.height;
     for (const Entity& e : s.entities) {
-      if (e.kind != EntityKind::kProp || e.bound_radius < 2 * largest) largest = std::max(largest, e.bound_radius);
+      if (e.kind != EntityKind::kProp || e.bound_radius < 2 * largest)
+        largest = std::max(largest, e.bound_radius);
     }
     s.grid = Grid(Grid::derive_cell_size(largest));
     s.grid_sized = true;
   }
   if (s.tick == 0) {
-    for (const Entity& e : s.entities) s.grid.update(e.id, world_box(e, e.pose));
+    for (const Entity& e : s.entities)
+      s.place_in_grid(e, e.pose);
   }
   s.last_tick = {};
   s.last_tick.tick = s.tick + 1;
-  for (std::size_t i = 0; i < s.entities.size(); ++i) s.extras[i].start_pose = s.entities[i].pose;
+  for (std::size_t i = 0; i < s.entities.size(); ++i)
+    s.extras[i].start_pose = s.entities[i].pose;
 
   move_kinematic_props(s);
   move_players(s);
@@ -210,7 +217,8 @@ void Simulation::step() {
 
   compact(s);
   // Projectiles fired this tick join after everyone moved, so they fly from the next tick on.
-  for (Entity& e : s.spawned) s.add(e, {});
+  for (Entity& e : s.spawned)
+    s.add(e, {});
   s.spawned.clear();
 
   check_pairs_and_invariants(s);
@@ -229,16 +237,36 @@ void Simulation::step() {
   s.history.publish(std::move(snapshot));
 }
 
-std::uint64_t Simulation::tick() const { return state_->tick; }
-double Simulation::time() const { return double(state_->tick) / double(state_->config.tick_rate); }
-std::span<const Contact> Simulation::contacts() const { return state_->contacts; }
-const TickStats& Simulation::last_tick() const { return state_->last_tick; }
-const SimulationCounters& Simulation::counters() const { return state_->counters; }
-std::span<const Entity> Simulation::entities() const { return state_->entities; }
-const BspTree& Simulation::level() const { return state_->level; }
-const SimulationConfig& Simulation::config() const { return state_->config; }
-const Grid& Simulation::grid() const { return state_->grid; }
-const TickHistory& Simulation::history() const { return state_->history; }
+std::uint64_t Simulation::tick() const {
+  return state_->tick;
+}
+double Simulation::time() const {
+  return double(state_->tick) / double(state_->config.tick_rate);
+}
+std::span<const Contact> Simulation::contacts() const {
+  return state_->contacts;
+}
+const TickStats& Simulation::last_tick() const {
+  return state_->last_tick;
+}
+const SimulationCounters& Simulation::counters() const {
+  return state_->counters;
+}
+std::span<const Entity> Simulation::entities() const {
+  return state_->entities;
+}
+const BspTree& Simulation::level() const {
+  return state_->level;
+}
+const SimulationConfig& Simulation::config() const {
+  return state_->config;
+}
+const Grid& Simulation::grid() const {
+  return state_->grid;
+}
+const TickHistory& Simulation::history() const {
+  return state_->history;
+}
 
 const Entity* Simulation::find(EntityId id) const {
   const int i = state_->index_of(id);
@@ -278,7 +306,8 @@ std::uint64_t Simulation::state_hash() const {
   return fnv1a64(words.data(), words.size() * sizeof(std::uint32_t));
 }
 
-WorldHit Simulation::raycast(Vec3 origin, Vec3 direction, float max_distance, const QueryFilter& filter) const {
+WorldHit Simulation::raycast(Vec3 origin, Vec3 direction, float max_distance,
+                             const QueryFilter& filter) const {
   const SimulationState& s = *state_;
   std::vector<EntityId> ids;
   std::vector<Entity> candidates;

@@ -122,7 +122,7 @@ class Simulation {
   void step();
 
   std::uint64_t tick() const;
-  double time() const;  // seconds since the start: tick / tick_rate
+  double time() const;                        // seconds since the start: tick / tick_rate
   std::span<const Contact> contacts() const;  // this tick's, deterministic order
   const TickStats& last_tick() const;
   const SimulationCounters& counters() const;

@@ -19,24 +19,24 @@ namespace shiftcast {
 
 // Per-entity state the Entity record does not carry, aligned with SimulationState::entities.
 struct EntityExtra {
-  MotorState motor;         // players
-  PlayerInput input;        // players: this tick's input
-  int fire_cooldown = 0;    // players: ticks until the next shot
-  MoverPath path;           // kinematic props
-  double path_start = 0;    // kinematic props: simulation time at which the path's time 0 was
-  int rest_ticks = 0;       // crates: consecutive ticks without moving
-  int age_ticks = 0;        // projectiles
-  bool dead = false;        // removed during this tick; compacted at its end
-  Pose start_pose;          // pose at the start of this tick (the motion other movers see)
+  MotorState motor;       // players
+  PlayerInput input;      // players: this tick's input
+  int fire_cooldown = 0;  // players: ticks until the next shot
+  MoverPath path;         // kinematic props
+  double path_start = 0;  // kinematic props: simulation time at which the path's time 0 was
+  int rest_ticks = 0;     // crates: consecutive ticks without moving
+  int age_ticks = 0;      // projectiles
+  bool dead = false;      // removed during this tick; compacted at its end
+  Pose start_pose;        // pose at the start of this tick (the motion other movers see)
 };
 
 // A swept hit against one entity or the level, in the form every phase uses.
 struct SweepHit {
   bool hit = false;
-  double t = 1;          // fraction of the motion
-  Vec3 normal{};         // unit, pointing back at the mover (away from what it hit)
-  Vec3 point{};          // contact point
-  Vec3 end{};            // where the mover stops: backed off from the level, kEntitySkin from entities
+  double t = 1;   // fraction of the motion
+  Vec3 normal{};  // unit, pointing back at the mover (away from what it hit)
+  Vec3 point{};   // contact point
+  Vec3 end{};     // where the mover stops: backed off from the level, kEntitySkin from entities
   EntityId entity = kNoEntity;
   std::int32_t brush = kNoBrush;
   bool start_solid = false;

@@ -6,8 +6,11 @@
 //           point; concave props by the prop's own BSP raycast in its frame.
 //   sweeps  convex entities by time_of_impact (the swept shape keeps its world orientation, the entity
 //           stays at its pose); concave props by the prop's BSP trace in its frame for round shapes, and
-//           by time_of_impact against each brush's hull for boxes and hulls.
-//   overlap convex entities by shape_distance (strict interpenetration), concave props by the prop's BSP.
+//           by time_of_impact against each brush's hull for boxes and hulls. time_of_impact runs at
+//           separation 0 and counts a pass within its tolerance as a hit: conservative, like the level.
+//   overlap the same tests as the sweeps: shape_distance (strict interpenetration) for convex entities
+//           and for boxes and hulls against each brush of a concave prop, the prop's BSP for round shapes,
+//           so a shape a sweep stopped short of an entity never overlaps it here.
 //
 // Results follow collision/trace_result.hpp for entities too: touching is not a hit, a start inside an
 // entity's interior is start_solid at fraction 0, and end_position is backed off kSurfaceBackoff in front
@@ -278,6 +281,33 @@ EntityHit sweep_entity(const Entity& e, const Shape& shape, Vec3 from, Vec3 to, 
   return best;
 }
 
+bool strictly_overlap(const Shape& a, const Pose& pa, const Shape& b, const Pose& pb) {
+  const ShapeDistance d = shape_distance(a, pa, b, pb);
+  return d.status == QueryStatus::kOk && d.overlapping;
+}
+
+// The same tests as the sweeps, so a shape a sweep stopped is clear of the entity here: convex entities
+// and boxes or hulls against a concave prop's brushes by shape_distance, round shapes by the prop's BSP.
+bool overlaps_entity(const Entity& e, const Shape& shape, const Pose& pose) {
+  if (!concave(e)) return strictly_overlap(shape, pose, e.shape, e.pose);
+  const PropModel& model = *e.model;
+  const Vec3d local = to_local(e.pose, to_double(pose.position));
+  if (is_round(shape)) {
+    const TurnedShape turned(shape, double(pose.yaw) - double(e.pose.yaw));
+    return model.tree.overlap(turned.shape(), to_float(local)).overlap;
+  }
+  const double reach = shape.reach();
+  for (std::size_t k = 0; k < model.brush_vertices.size(); ++k) {
+    const Aabb& b = model.brush_boxes[k];
+    if (b.min.x >= local.x + reach || b.min.y >= local.y + reach || b.min.z >= local.z + reach ||
+        b.max.x <= local.x - reach || b.max.y <= local.y - reach || b.max.z <= local.z - reach) {
+      continue;
+    }
+    if (strictly_overlap(shape, pose, Shape::hull(model.brush_vertices[k]), e.pose)) return true;
+  }
+  return false;
+}
+
 // The end position of a motion stopped at `fraction`, kSurfaceBackoff in front of the contact plane (the
 // level's rule, collision/bsp_trace.cpp).
 Vec3 backed_off_end(Vec3d from, Vec3d delta, double fraction, Vec3d normal) {
@@ -320,7 +350,8 @@ class Nearest {
       t.end_position = from_;
     } else {
       t.normal = to_float(h.normal);
-      t.end_position = backed_off_end(to_double(from_), to_double(to_) - to_double(from_), h.fraction, h.normal);
+      t.end_position =
+          backed_off_end(to_double(from_), to_double(to_) - to_double(from_), h.fraction, h.normal);
     }
   }
   const WorldHit& result() const { return hit_; }
@@ -412,16 +443,7 @@ WorldOverlap world_overlap(const BspTree& level, std::span<const Entity> entitie
     const Vec3d gap = to_double(world_center(e, e.pose)) - p;
     const double radius = reach + double(e.bound_radius);
     if (dot(gap, gap) >= radius * radius) continue;
-    bool overlapping;
-    if (concave(e)) {
-      const TurnedShape local(shape, double(pose.yaw) - double(e.pose.yaw));
-      const Vec3 at = to_float(to_local(e.pose, p));
-      overlapping = e.model->tree.overlap(local.shape(), at).overlap;
-    } else {
-      const ShapeDistance d = shape_distance(shape, pose, e.shape, e.pose);
-      overlapping = d.status == QueryStatus::kOk && d.overlapping;
-    }
-    if (overlapping) result.entities.push_back(e.id);
+    if (overlaps_entity(e, shape, pose)) result.entities.push_back(e.id);
   }
   std::sort(result.entities.begin(), result.entities.end());
   return result;

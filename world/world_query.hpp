@@ -5,9 +5,14 @@
 //   WorldHit hit = world_raycast(level, candidates, origin, dir, 8192, {.mask = kLayerPlayer});
 //   if (hit.trace.hit) ... hit.entity == kNoEntity means the level (hit.trace.brush names the brush)
 //
-// Entities are culled by their bounding spheres first; rays then meet spheres and cylinders in closed
-// form, boxes and hulls through time_of_impact with a point shape, concave props through their own BSP
-// in the prop's frame. The nearest hit wins; ties go to the level, then to the lower entity id.
+// Entities are culled by their bounding spheres first; rays then meet spheres, cylinders and boxes in
+// closed form (exact), hulls through time_of_impact with a point shape, concave props through their own
+// BSP in the prop's frame. Sweeps meet entities through time_of_impact (concave props: their BSP for
+// round shapes, each brush's hull for boxes and hulls), so like every time_of_impact answer they are
+// never late and at most kToiDistanceTolerance early, and a pass closer than that counts as a hit.
+// The nearest hit wins; ties go to the level, then to the lower entity id. Entity hits follow the
+// level's TraceResult contract (start_solid inside an entity, end_position backed off kSurfaceBackoff)
+// with brush = kNoBrush.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
 # Development target for one work package; folded into shiftcast_tests when the package lands.
 add_executable(dev_filters_tests
   ${PROJECT_SOURCE_DIR}/tests/world/filters_test.cpp
+  ${PROJECT_SOURCE_DIR}/tests/world/prop_model_test.cpp
   ${PROJECT_SOURCE_DIR}/world/filters.cpp
   ${PROJECT_SOURCE_DIR}/world/prop_model.cpp
   ${PROJECT_SOURCE_DIR}/world/entity.cpp

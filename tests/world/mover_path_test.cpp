@@ -172,14 +172,17 @@ TEST(MoverPath, SingleKeyNeverMoves) {
   const Pose pose{{5, -3, 7}, 0.25f};
   for (PathMode mode : {PathMode::kLoop, PathMode::kPingPong, PathMode::kOnce}) {
     const MoverPath path = must_make({{pose, 0}}, mode);
-    for (double t : {-1.0, 0.0, 0.5, 1e6}) EXPECT_EQ(path.at(t), pose);
+    for (double t : {-1.0, 0.0, 0.5, 1e6})
+      EXPECT_EQ(path.at(t), pose);
     EXPECT_EQ(path.period(), 0.0);
     EXPECT_EQ(path.max_point_speed(100), 0.0);
   }
 }
 
 // Hand-computed per segment: (|Δpos| + |Δyaw|·reach) / Δt.
-//   segment 0: (100 + 1·r) / 2;  segment 1: (√(50² + 20²) + 0.5·r) / 1;  return: (√(100² + 50² + 20²) + 1.5·r) / 2
+//   segment 0: (100 + 1·r) / 2
+//   segment 1: (√(50² + 20²) + 0.5·r) / 1
+//   return:    (√(100² + 50² + 20²) + 1.5·r) / 2
 TEST(MoverPath, MaxPointSpeedClosedForm) {
   const MoverPath path = must_make(closed_keys(), PathMode::kLoop);
   const double seg1 = std::sqrt(50.0 * 50.0 + 20.0 * 20.0);

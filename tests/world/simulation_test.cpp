@@ -23,11 +23,15 @@ float uniform(std::mt19937& rng, float lo, float hi) {
 // A closed room 4096 wide, floor at z = 0, ceiling at 512, plus any extra brushes.
 BspTree room(std::vector<Brush> extra = {}) {
   std::vector<Brush> brushes = {
-      brush_from_box({-2064, -2064, -16}, {2064, 2064, 0}),   brush_from_box({-2064, -2064, 512}, {2064, 2064, 528}),
-      brush_from_box({-2064, -2064, 0}, {-2048, 2064, 512}),  brush_from_box({2048, -2064, 0}, {2064, 2064, 512}),
-      brush_from_box({-2048, -2064, 0}, {2048, -2048, 512}),  brush_from_box({-2048, 2048, 0}, {2048, 2064, 512}),
+      brush_from_box({-2064, -2064, -16}, {2064, 2064, 0}),
+      brush_from_box({-2064, -2064, 512}, {2064, 2064, 528}),
+      brush_from_box({-2064, -2064, 0}, {-2048, 2064, 512}),
+      brush_from_box({2048, -2064, 0}, {2064, 2064, 512}),
+      brush_from_box({-2048, -2064, 0}, {2048, -2048, 512}),
+      brush_from_box({-2048, 2048, 0}, {2048, 2064, 512}),
   };
-  for (Brush& b : extra) brushes.push_back(std::move(b));
+  for (Brush& b : extra)
+    brushes.push_back(std::move(b));
   BspBuildResult r = build_bsp(brushes, {});
   EXPECT_EQ(r.error, BspBuildError::kNone);
   return std::move(r.tree);
@@ -53,9 +57,13 @@ TEST(Simulation, ProjectilesAtTenThousandUnitsPerSecondNeverPassThroughAThinWall
     Simulation sim(level, nullptr, config);
     const Vec3 feet{uniform(rng, -900, -300), uniform(rng, -200, 200), 0};
     const EntityId player = sim.add_player(feet, 0);
-    const Vec3 start{uniform(rng, -1800, -1000), uniform(rng, -200, 200), uniform(rng, 8, 100)};
-    // Aim at the player's body give or take a few radii, so some shots graze and some miss.
-    const Vec3 aim = feet + Vec3{0, uniform(rng, -40, 40), uniform(rng, -10, 70)};
+    Vec3 start, aim;
+    do {  // lines that stay above the floor and meet the wall (not pass its end) at its plane
+      start = {uniform(rng, -1800, -1000), uniform(rng, -200, 200), uniform(rng, 20, 100)};
+      // Aim at the player's body give or take a few radii, so some shots graze and some miss.
+      aim = feet + Vec3{0, uniform(rng, -40, 40), uniform(rng, 6, 70)};
+    } while (start.z + (aim.z - start.z) * (-start.x / (aim.x - start.x)) < 10 ||
+             std::abs(start.y + (aim.y - start.y) * (-start.x / (aim.x - start.x))) > 1000);
     const Vec3 velocity = normalize(aim - start) * 10000.0f;
     const EntityId shot = sim.add_projectile(start, velocity, kNoEntity);
     const float radius = config.projectile_radius;
@@ -64,7 +72,7 @@ TEST(Simulation, ProjectilesAtTenThousandUnitsPerSecondNeverPassThroughAThinWall
     double min_distance = 1e9;
     for (int k = 0; k <= 200000; ++k) {
       const Vec3d c = to_double(start) + to_double(velocity) * (double(k) * 2e-6);
-      if (c.x + radius > 0) break;
+      if (c.x + radius > 0 || c.z - radius < 0) break;  // reached the wall's plane or the floor
       min_distance = std::min(min_distance, sphere_cylinder_distance(c, radius, to_double(feet), 15, 56));
     }
     bool hit_player = false, hit_wall = false;
@@ -77,13 +85,16 @@ TEST(Simulation, ProjectilesAtTenThousandUnitsPerSecondNeverPassThroughAThinWall
         if (c.b == kNoEntity && c.brush == kThinWallBrush) hit_wall = true;
       }
       if (const Entity* e = sim.find(shot)) {
-        ASSERT_LT(e->pose.position.x + radius, 0.0f) << "trial " << trial;
+        ASSERT_LT(e->pose.position.x + radius, 0.0f)
+            << "trial " << trial << " from " << start.x << " " << start.y << " " << start.z << " velocity "
+            << velocity.x << " " << velocity.y << " " << velocity.z;
       }
     }
     ASSERT_EQ(sim.find(shot), nullptr) << "trial " << trial << ": the shot is still flying";
     EXPECT_TRUE(hit_player || hit_wall) << "trial " << trial;
     if (min_distance < -1e-3) {
-      EXPECT_TRUE(hit_player) << "trial " << trial << ": passed through the player (oracle " << min_distance << ")";
+      EXPECT_TRUE(hit_player) << "trial " << trial << ": passed through the player (oracle " << min_distance
+                              << ")";
     }
     if (min_distance > 2 * kContactDistance) {
       EXPECT_FALSE(hit_player) << "trial " << trial << ": hit empty space (oracle " << min_distance << ")";
@@ -177,8 +188,8 @@ TEST(Simulation, LiftCarriesItsRiderAndADoorNeverOverlapsThePlayerItSwingsInto) 
   // A door swinging through a standing player next to a wall pushes it or stops; nothing ever overlaps.
   Simulation door_sim(level, nullptr, config);
   const int door_model = door_sim.add_model(make_box_model("door", {32, 2, 48}).model);
-  const MoverPath swing = MoverPath::make({{{{2000, 0, 48}, 0}, 0}, {{{2000, 0, 48}, kPi / 2}, 1}},
-                                          PathMode::kOnce, &error);
+  const MoverPath swing =
+      MoverPath::make({{{{2000, 0, 48}, 0}, 0}, {{{2000, 0, 48}, kPi / 2}, 1}}, PathMode::kOnce, &error);
   ASSERT_TRUE(error.empty()) << error;
   door_sim.add_kinematic_prop(door_model, swing);
   door_sim.add_player({2000, 40, 0}, 0);  // in the door's sweep, with the wall behind at x = 2048
@@ -200,7 +211,8 @@ struct BusyMatch {
       in.yaw = uniform(rng, -kPi, kPi);
       in.pitch = uniform(rng, -0.3f, 0.3f);
       const std::uint32_t dice = rng();
-      in.buttons = std::uint8_t(((dice & 15) == 0 ? kButtonJump : 0) | ((dice & 0x30) == 0 ? kButtonFire : 0));
+      in.buttons =
+          std::uint8_t(((dice & 15) == 0 ? kButtonJump : 0) | ((dice & 0x30) == 0 ? kButtonFire : 0));
       sim.set_input(players[i], in);
     }
   }
@@ -216,8 +228,12 @@ void populate(Simulation& sim, BusyMatch& match, int players, int crates) {
     const float a = 2 * kPi * float(i) / float(players);
     match.players.push_back(sim.add_player({300 * std::cos(a), 300 * std::sin(a), 1}, a));
   }
-  for (int i = 0; i < crates; ++i) {
-    sim.add_crate(crate_model, {{-600.0f + 80.0f * float(i % 8), -600.0f + 80.0f * float(i / 8), 80}, 0.3f * float(i)});
+  // Crates on a grid of free spots (the arena has pillars; a crate placed in one would be re-placed).
+  for (int i = 0, placed = 0; placed < crates && i < 400; ++i) {
+    const Vec3 p{-700.0f + 70.0f * float(i % 20), -700.0f + 70.0f * float(i / 20), 80};
+    if (sim.level().overlap(Shape::box({20, 20, 20}), p).overlap) continue;
+    sim.add_crate(crate_model, {p, 0});
+    ++placed;
   }
 }
 

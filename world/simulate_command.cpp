@@ -1,5 +1,6 @@
 #include "world/simulate_command.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,7 +86,7 @@ std::string parse_options(int argc, char** argv, Options& o) {
       ++i;
       return true;
     };
-    const std::string range = [&] { return std::string(arg) + " needs a whole number in range"; }();
+    const std::string range = std::string(arg) + " needs a whole number in range";
     if (arg == "--players") {
       if (!number(0, kMaxPlayers, o.players)) return range + " 0.." + std::to_string(kMaxPlayers);
     } else if (arg == "--projectiles") {

@@ -351,7 +351,10 @@ std::string read_file(const std::filesystem::path& path) {
 std::optional<double> json_number(const std::string& json, std::initializer_list<std::string_view> keys) {
   std::size_t at = 0;
   for (std::string_view key : keys) {
-    at = json.find("\"" + std::string(key) + "\":", at);
+    std::string needle = "\"";
+    needle += key;
+    needle += "\":";
+    at = json.find(needle, at);
     if (at == std::string::npos) return std::nullopt;
     at += key.size() + 3;
   }
@@ -392,7 +395,12 @@ class SimulateCommandTest : public ::testing::Test {
     r.err = read_file(err);
     return r;
   }
-  std::string path(const std::string& name) const { return "'" + (dir_ / name).string() + "'"; }
+  std::string path(const std::string& name) const {
+    std::string quoted = "'";
+    quoted += (dir_ / name).string();
+    quoted += '\'';
+    return quoted;
+  }
 
   std::filesystem::path dir_;
 };
@@ -506,7 +514,8 @@ TEST_F(SimulateCommandTest, BadArgumentsExitTwoWithUsage) {
 TEST_F(SimulateCommandTest, BadLevelsExitOne) {
   std::ofstream(dir_ / "garbage.level", std::ios::binary) << "not a level at all, just some bytes";
   std::ofstream(dir_ / "broken.map", std::ios::binary) << "{\n\"classname\" \"worldspawn\"\n{\n( 0 0 0 ) (";
-  for (const std::string& name : {"missing.level", "missing.map", "garbage.level", "broken.map"}) {
+  for (const char* file : {"missing.level", "missing.map", "garbage.level", "broken.map"}) {
+    const std::string name = file;
     const ToolRun r = run("simulate " + path(name) + kSmallMatch);
     EXPECT_EQ(r.status, 1) << name << "\n" << r.err;
     EXPECT_NE(r.err.find(name), std::string::npos) << name << "\n" << r.err;

@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "collision/turned_shape.hpp"
 #include "world/simulation_state.hpp"
 
 namespace shiftcast {
@@ -29,9 +30,8 @@ bool is_level_solid_for(const Entity& e) {
 }
 
 bool overlaps_level(SimulationState& s, const Entity& e, const Pose& pose) {
-  std::vector<Vec3> scratch;
-  const Shape shape = oriented_shape(e, pose.yaw, scratch);
-  return s.level.overlap(shape, pose.position).overlap;
+  const TurnedShape turned(e.shape, pose.yaw);
+  return s.level.overlap(turned.shape(), pose.position).overlap;
 }
 
 bool spot_is_free(SimulationState& s, const Entity& e, const Pose& pose) {

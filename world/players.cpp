@@ -77,7 +77,7 @@ void move_players(SimulationState& s) {
       c.brush = touch.entity == kNoEntity ? touch.brush : kNoBrush;
       c.point = touch.position;
       c.normal = -touch.normal;
-      c.separation = touch.entity == kNoEntity ? kSurfaceBackoff : kEntitySkin;
+      c.separation = kSurfaceBackoff;  // every stop is backed off this far
       c.relative_speed = touch.speed_into;
       s.tracker.touch(c);
       if (Entity* other = s.find(touch.entity); other != nullptr && other->asleep) other->asleep = false;

@@ -51,9 +51,10 @@ struct SimulationState;
 
 // Distance within which two things count as touching (a contact), Quake units.
 inline constexpr float kContactDistance = 0.25f;
-// Gap kept between entities that stop against each other (the entity analogue of kSurfaceBackoff):
-// large against GJK's tolerance, small against kContactDistance so stopped entities touch.
-inline constexpr float kEntitySkin = 1.0f / 32.0f;
+// Gap kept between entities that stop against each other: the level's kSurfaceBackoff, applied the same
+// way (world/world_query.hpp backed_off_end), so stopped entities touch (it is below kContactDistance)
+// and never start their next sweep inside each other (it is far above GJK's tolerance).
+inline constexpr float kEntitySkin = kSurfaceBackoff;
 
 struct SimulationConfig {
   int tick_rate = 64;  // Hz, 20..128

@@ -36,7 +36,7 @@ struct SweepHit {
   double t = 1;   // fraction of the motion
   Vec3 normal{};  // unit, pointing back at the mover (away from what it hit)
   Vec3 point{};   // contact point
-  Vec3 end{};     // where the mover stops: backed off from the level, kEntitySkin from entities
+  Vec3 end{};     // where the mover stops: kSurfaceBackoff in front of what it hit
   EntityId entity = kNoEntity;
   std::int32_t brush = kNoBrush;
   bool start_solid = false;
@@ -75,9 +75,9 @@ struct SimulationState {
   EntityId add(Entity entity, EntityExtra extra);
   void place_in_grid(const Entity& e, const Pose& from);  // box of from ∪ e.pose (the speedbox)
 
-  // The earliest hit of `shape` (oriented with yaw `yaw`) moving from→to, against the level and every
+  // The earliest hit of self's shape (turned by its yaw) moving from→to, against the level and every
   // entity the grid finds near the sweep that `self` should collide with (entities at their current pose,
-  // or moving start_pose→pose when `moving_targets`). Entities are kept kEntitySkin away.
+  // or moving start_pose→pose when `moving_targets`).
   SweepHit sweep(const Entity& self, Vec3 from, Vec3 to, bool moving_targets, std::uint32_t skip_layers = 0,
                  EntityId ignore = kNoEntity);
   // Level touch or entity touch → a Contact for the tracker.
@@ -90,10 +90,5 @@ void move_players(SimulationState& s);
 void move_crates(SimulationState& s);
 void move_projectiles(SimulationState& s);
 void check_pairs_and_invariants(SimulationState& s);
-
-// The shape of an entity as the level BSP and the narrow phase see it at `pose`: boxes and hulls turned by
-// the yaw into `scratch` (8 corners for a box; a hull's vertices, up to scratch's capacity), round shapes as
-// they are (their offset turned).
-Shape oriented_shape(const Entity& e, float yaw, std::vector<Vec3>& scratch);
 
 }  // namespace shiftcast

@@ -25,6 +25,7 @@
 
 #include "collision/narrow_phase.hpp"
 #include "collision/time_of_impact.hpp"
+#include "collision/turned_shape.hpp"
 #include "world/prop_model.hpp"
 
 namespace shiftcast {
@@ -40,16 +41,6 @@ bool tested(const Entity& e, const QueryFilter& filter) {
 bool concave(const Entity& e) {
   return e.model != nullptr && e.model->concave;
 }
-
-// One entity's answer to a ray or sweep, in fractions of the motion; normal in world space, pointing out
-// of the entity (towards the mover).
-struct EntityHit {
-  bool hit = false;
-  bool start_solid = false;
-  bool all_solid = false;
-  double fraction = 1;
-  Vec3d normal{};
-};
 
 // Where the motion from + s·delta (s in [0, 1]) first comes strictly within `radius` of `centre`;
 // -1 when it never does within the motion. Culls entities by their bounding spheres: the spheres carry
@@ -141,97 +132,57 @@ bool shape_chord(const Shape& s, Vec3d o, Vec3d d, Chord& c) {
 
 // A convex target at a fixed pose against a shape translating from→to with yaw 0: start_solid from
 // shape_distance (strict overlap), otherwise the first touch from time_of_impact at separation 0.
-EntityHit convex_sweep(const Shape& mover, Vec3 from, Vec3 to, const Shape& target, const Pose& pose,
-                       bool may_start_inside) {
-  EntityHit h;
-  const Pose start{from, 0.0f};
-  const Pose end{to, 0.0f};
+EntitySweep convex_sweep(const Shape& mover, float mover_yaw, Vec3 from, Vec3 to, const Shape& target,
+                         const Motion& target_motion, bool may_start_inside) {
+  EntitySweep h;
+  const Pose start{from, mover_yaw};
+  const Pose end{to, mover_yaw};
   if (may_start_inside) {
-    const ShapeDistance d = shape_distance(mover, start, target, pose);
+    const ShapeDistance d = shape_distance(mover, start, target, target_motion.start);
     if (d.status != QueryStatus::kOk) return h;
     if (d.overlapping) {
       // Both ends inside a convex target means the whole straight motion is.
       h.hit = h.start_solid = true;
       h.fraction = 0;
-      h.all_solid = shape_distance(mover, end, target, pose).overlapping;
+      h.all_solid = shape_distance(mover, end, target, target_motion.end).overlapping;
+      h.point = d.point_a;
       return h;
     }
   }
-  const Toi toi = time_of_impact(mover, {start, end}, target, {pose, pose}, {.target_separation = 0.0});
+  const Toi toi = time_of_impact(mover, {start, end}, target, target_motion, {.target_separation = 0.0});
   if (toi.status != QueryStatus::kOk || !toi.hit) return h;
   h.hit = true;
   h.fraction = toi.t;
   h.normal = -toi.normal;  // toi.normal points from the mover towards the target
+  h.point = toi.point;
   return h;
 }
 
-// A shape turned by `yaw` about its reference point, as an unturned shape for a BSP (which cannot turn
-// one): round shapes are upright and keep their kind with the offset turned; boxes and hulls become hulls
-// over turned corners held here. Not copyable: the shape points into this object.
-class TurnedShape {
- public:
-  TurnedShape(const Shape& shape, double yaw) : shape_(shape) {
-    if (yaw == 0.0) return;
-    const double c = std::cos(yaw);
-    const double s = std::sin(yaw);
-    const auto turn = [&](Vec3 v) { return to_float(rotate_z(to_double(v), c, s)); };
-    switch (shape.kind) {
-      case ShapeKind::kPoint:
-      case ShapeKind::kSphere:
-      case ShapeKind::kCylinder:
-        shape_.offset = turn(shape.offset);
-        break;
-      case ShapeKind::kBox:
-        for (int i = 0; i < 8; ++i) {
-          const Vec3 h = shape.half_extents;
-          const Vec3 corner{i & 1 ? h.x : -h.x, i & 2 ? h.y : -h.y, i & 4 ? h.z : -h.z};
-          corners_[std::size_t(i)] = turn(shape.offset + corner);
-        }
-        shape_ = Shape::hull(corners_);
-        break;
-      case ShapeKind::kHull:
-        // The one allocation of these queries, for turned hulls only (boxes fit in corners_).
-        hull_.reserve(shape.hull_vertices.size());
-        for (Vec3 v : shape.hull_vertices)
-          hull_.push_back(turn(v));
-        shape_ = Shape::hull(hull_);
-        break;
-    }
-  }
-  TurnedShape(const TurnedShape&) = delete;
-  TurnedShape& operator=(const TurnedShape&) = delete;
-
-  const Shape& shape() const { return shape_; }
-
- private:
-  Shape shape_;
-  std::array<Vec3, 8> corners_{};
-  std::vector<Vec3> hull_;
-};
-
-// A hit on a concave prop's BSP, asked in the prop's frame, turned back to world space.
-EntityHit from_local_trace(const TraceResult& r, const Pose& pose) {
-  EntityHit h;
+// A hit on a concave prop's BSP, asked in the prop's frame, turned back to world space. The point is the
+// mover's reference point at the contact (the BSP does not name a contact point).
+EntitySweep from_local_trace(const TraceResult& r, const Pose& pose) {
+  EntitySweep h;
   if (r.status != QueryStatus::kOk || !r.hit) return h;
   h.hit = true;
   h.start_solid = r.start_solid;
   h.all_solid = r.all_solid;
   h.fraction = r.fraction;
   h.normal = direction_to_world(pose, to_double(r.normal));
+  h.point = to_world(pose, to_double(r.end_position));
   return h;
 }
 
-EntityHit ray_entity(const Entity& e, Vec3d origin, Vec3d dir, double length, bool may_start_inside) {
+EntitySweep ray_entity(const Entity& e, Vec3d origin, Vec3d dir, double length, bool may_start_inside) {
   if (concave(e)) {
     const Vec3 o = to_float(to_local(e.pose, origin));
     const Vec3 d = to_float(direction_to_local(e.pose, dir));
     return from_local_trace(e.model->tree.raycast(o, d, float(length)), e.pose);
   }
-  EntityHit h;
+  EntitySweep h;
   if (e.shape.kind == ShapeKind::kHull) {
     const Vec3 from = to_float(origin);
-    return convex_sweep(Shape::point(), from, to_float(origin + dir * length), e.shape, e.pose,
-                        may_start_inside);
+    return convex_sweep(Shape::point(), 0.0f, from, to_float(origin + dir * length), e.shape,
+                        {e.pose, e.pose}, may_start_inside);
   }
   Chord c;
   if (!shape_chord(e.shape, to_local(e.pose, origin), direction_to_local(e.pose, dir), c)) return h;
@@ -246,39 +197,6 @@ EntityHit ray_entity(const Entity& e, Vec3d origin, Vec3d dir, double length, bo
   h.fraction = length > 0.0 ? c.enter / length : 0.0;
   h.normal = direction_to_world(e.pose, c.normal);
   return h;
-}
-
-EntityHit sweep_entity(const Entity& e, const Shape& shape, Vec3 from, Vec3 to, bool may_start_inside) {
-  if (!concave(e)) return convex_sweep(shape, from, to, e.shape, e.pose, may_start_inside);
-  const PropModel& model = *e.model;
-  if (is_round(shape)) {
-    const TurnedShape local(shape, -double(e.pose.yaw));
-    const TraceResult r = model.tree.trace(local.shape(), to_float(to_local(e.pose, to_double(from))),
-                                           to_float(to_local(e.pose, to_double(to))));
-    return from_local_trace(r, e.pose);
-  }
-  // Boxes and hulls against each brush's hull (exact where the prop's BSP would shift planes), culled
-  // by the brush boxes against the motion's local box grown by the shape's reach.
-  const Vec3d lf = to_local(e.pose, to_double(from));
-  const Vec3d lt = to_local(e.pose, to_double(to));
-  const double reach = shape.reach();
-  const Vec3d lo = min(lf, lt) - Vec3d{reach, reach, reach};
-  const Vec3d hi = max(lf, lt) + Vec3d{reach, reach, reach};
-  EntityHit best;
-  for (std::size_t k = 0; k < model.brush_vertices.size(); ++k) {
-    const Aabb& b = model.brush_boxes[k];
-    if (b.min.x >= hi.x || b.min.y >= hi.y || b.min.z >= hi.z || b.max.x <= lo.x || b.max.y <= lo.y ||
-        b.max.z <= lo.z) {
-      continue;
-    }
-    const EntityHit h =
-        convex_sweep(shape, from, to, Shape::hull(model.brush_vertices[k]), e.pose, may_start_inside);
-    if (!h.hit) continue;
-    // A start inside any brush is the prop's start_solid; all_solid only when one brush holds the whole
-    // motion (the union of several could too, but that is not worth a walk along the motion).
-    if (!best.hit || h.fraction < best.fraction || (h.start_solid && h.all_solid)) best = h;
-  }
-  return best;
 }
 
 bool strictly_overlap(const Shape& a, const Pose& pa, const Shape& b, const Pose& pb) {
@@ -308,14 +226,6 @@ bool overlaps_entity(const Entity& e, const Shape& shape, const Pose& pose) {
   return false;
 }
 
-// The end position of a motion stopped at `fraction`, kSurfaceBackoff in front of the contact plane (the
-// level's rule, collision/bsp_trace.cpp).
-Vec3 backed_off_end(Vec3d from, Vec3d delta, double fraction, Vec3d normal) {
-  const double approach = -dot(normal, delta);
-  const double backed = approach > 0.0 ? fraction - double(kSurfaceBackoff) / approach : 0.0;
-  return to_float(from + delta * std::max(0.0, backed));
-}
-
 // The running answer of a ray or sweep: the nearest hit so far, ties to the level, then the lower id.
 class Nearest {
  public:
@@ -330,7 +240,7 @@ class Nearest {
   }
   // Entities whose bounding sphere is entered after the current best cannot win.
   bool can_beat(double entry) const { return !found_ || entry <= fraction_; }
-  void entity(EntityId id, const EntityHit& h) {
+  void entity(EntityId id, const EntitySweep& h) {
     if (!h.hit) return;
     if (found_ && (h.fraction > fraction_ ||
                    (h.fraction == fraction_ && (hit_.entity == kNoEntity || hit_.entity < id)))) {
@@ -374,6 +284,52 @@ WorldHit refused(QueryStatus status, Vec3 from) {
 
 }  // namespace
 
+Vec3 backed_off_end(Vec3d from, Vec3d delta, double fraction, Vec3d normal) {
+  const double approach = -dot(normal, delta);
+  const double backed = approach > 0.0 ? fraction - double(kSurfaceBackoff) / approach : 0.0;
+  return to_float(from + delta * std::max(0.0, backed));
+}
+
+EntitySweep sweep_against_entity(const Entity& e, const Motion& target, const Shape& shape, float shape_yaw,
+                                 Vec3 from, Vec3 to, bool may_start_inside) {
+  if (!concave(e)) return convex_sweep(shape, shape_yaw, from, to, e.shape, target, may_start_inside);
+  const PropModel& model = *e.model;
+  if (is_round(shape) && target.start.yaw == target.end.yaw) {
+    // The prop's own tree in its frame: the mover's motion relative to a prop that does not turn is a
+    // straight line from its start-frame position to its end-frame position.
+    const TurnedShape local(shape, double(shape_yaw) - double(target.start.yaw));
+    const TraceResult r = model.tree.trace(local.shape(), to_float(to_local(target.start, to_double(from))),
+                                           to_float(to_local(target.end, to_double(to))));
+    return from_local_trace(r, target.end);
+  }
+  // Boxes and hulls (exact where the prop's BSP would shift planes), and anything against a turning prop:
+  // each brush's hull by time_of_impact, culled by the brush boxes against the motion's local box grown by
+  // the shape's reach (and, for a moving prop, by how far its frame moves).
+  const Vec3d lf = to_local(target.start, to_double(from));
+  const Vec3d lt = to_local(target.end, to_double(to));
+  const double frame_motion = length(to_double(target.end.position - target.start.position)) +
+                              std::abs(double(target.end.yaw) - double(target.start.yaw)) *
+                                  double(length(model.local_box.max - model.local_box.min));
+  const double reach = shape.reach() + frame_motion;
+  const Vec3d lo = min(lf, lt) - Vec3d{reach, reach, reach};
+  const Vec3d hi = max(lf, lt) + Vec3d{reach, reach, reach};
+  EntitySweep best;
+  for (std::size_t k = 0; k < model.brush_vertices.size(); ++k) {
+    const Aabb& b = model.brush_boxes[k];
+    if (b.min.x >= hi.x || b.min.y >= hi.y || b.min.z >= hi.z || b.max.x <= lo.x || b.max.y <= lo.y ||
+        b.max.z <= lo.z) {
+      continue;
+    }
+    const EntitySweep h = convex_sweep(shape, shape_yaw, from, to, Shape::hull(model.brush_vertices[k]),
+                                       target, may_start_inside);
+    if (!h.hit) continue;
+    // A start inside any brush is the prop's start_solid; all_solid only when one brush holds the whole
+    // motion (the union of several could too, but that is not worth a walk along the motion).
+    if (!best.hit || h.fraction < best.fraction || (h.start_solid && h.all_solid)) best = h;
+  }
+  return best;
+}
+
 WorldHit world_raycast(const BspTree& level, std::span<const Entity> entities, Vec3 origin, Vec3 direction,
                        float max_distance, const QueryFilter& filter) {
   if (!is_finite(origin) || !is_finite(direction) || !std::isfinite(max_distance) || max_distance < 0.0f) {
@@ -415,7 +371,7 @@ WorldHit world_sweep(const BspTree& level, std::span<const Entity> entities, con
     const double entry = sphere_entry(f, delta, centre, radius);
     if (entry < 0.0 || !nearest.can_beat(entry)) continue;
     // Only a start within both bounding spheres can be inside the entity: the rest skip that test.
-    nearest.entity(e.id, sweep_entity(e, shape, from, to, entry == 0.0));
+    nearest.entity(e.id, sweep_against_entity(e, {e.pose, e.pose}, shape, 0.0f, from, to, entry == 0.0));
   }
   return nearest.result();
 }

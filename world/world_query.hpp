@@ -21,6 +21,7 @@
 
 #include "collision/bsp_tree.hpp"
 #include "collision/shape.hpp"
+#include "collision/time_of_impact.hpp"
 #include "world/entity.hpp"
 
 namespace shiftcast {
@@ -50,5 +51,26 @@ struct WorldOverlap {
 };
 WorldOverlap world_overlap(const BspTree& level, std::span<const Entity> entities, const Shape& shape,
                            const Pose& pose, const QueryFilter& filter);
+
+// One entity's answer to a sweep, in fractions of the motion: the per-entity step of world_sweep and of
+// every mover in the simulation's tick, so both mean the same by a hit. `shape` keeps the yaw `shape_yaw`
+// during the motion; the entity moves along `target` (the same pose twice when it stands still). Convex
+// entities by time_of_impact at separation 0; concave props by their own BSP trace (round shapes, prop not
+// turning) or by time_of_impact against each brush's hull. `may_start_inside` asks for the start-inside
+// test first (skip it when the bounding spheres prove the start is outside).
+struct EntitySweep {
+  bool hit = false;
+  bool start_solid = false;
+  bool all_solid = false;
+  double fraction = 1;
+  Vec3d normal{};  // world space, out of the entity (towards the mover)
+  Vec3d point{};   // a contact point (for concave props: the mover's reference point at the contact)
+};
+EntitySweep sweep_against_entity(const Entity& target_entity, const Motion& target, const Shape& shape,
+                                 float shape_yaw, Vec3 from, Vec3 to, bool may_start_inside);
+
+// Where a motion from + s·delta stopped at `fraction` by a plane with `normal` ends: backed off along the
+// motion so that it is kSurfaceBackoff in front of the plane (the level's rule, collision/bsp_trace.cpp).
+Vec3 backed_off_end(Vec3d from, Vec3d delta, double fraction, Vec3d normal);
 
 }  // namespace shiftcast

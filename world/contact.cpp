@@ -40,9 +40,11 @@ void ContactTracker::touch(const Contact& contact) {
   if (!inserted && c.time < it->second.time) it->second = c;
 }
 
-void ContactTracker::keep_alive(EntityId id) {
+void ContactTracker::keep_alive(std::span<const EntityId> sleeping) {
+  if (sleeping.empty()) return;
+  const auto asleep = [&](EntityId id) { return std::binary_search(sleeping.begin(), sleeping.end(), id); };
   for (const auto& [key, contact] : previous_) {
-    if ((key.a == id || key.b == id) && current_.try_emplace(key, contact).second) silent_.push_back(key);
+    if ((asleep(key.a) || asleep(key.b)) && current_.try_emplace(key, contact).second) silent_.push_back(key);
   }
 }
 

@@ -3,6 +3,7 @@
 //
 //   ContactTracker tracker;
 //   tracker.touch(contact);          // during the tick, every touch found (duplicates keep the earliest)
+//   tracker.keep_alive(sleepers);    // pairs of sleeping entities carry over silently
 //   tracker.finish(tick, out);       // begin / persist for this tick's touches, end for the vanished ones
 //
 // Order is deterministic: by time within the tick, then a, then b, then brush, then phase. A pair is
@@ -11,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -48,8 +50,9 @@ class ContactTracker {
   // not this one carry their last point and normal. Touches from sleeping entities are kept by
   // `keep_alive` so a crate asleep on the floor does not end its contact.
   void finish(std::uint64_t tick, std::vector<Contact>& out);
-  // Marks every current pair that involves `id` as still touching (sleeping entities), without a record.
-  void keep_alive(EntityId id);
+  // Carries every pair that involves a sleeping entity (ids sorted ascending) into this tick without a
+  // record: one pass over the pairs for all sleepers.
+  void keep_alive(std::span<const EntityId> sleeping);
   // Ends every pair that involves a removed entity at the next finish().
   void forget(EntityId id);
   std::size_t active() const { return previous_.size(); }

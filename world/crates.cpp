@@ -19,12 +19,13 @@ constexpr int kMaxSlides = 3;
 }  // namespace
 
 void move_crates(SimulationState& s) {
+  s.sleepers.clear();
   for (std::size_t i = 0; i < s.entities.size(); ++i) {
     Entity& e = s.entities[i];
     EntityExtra& x = s.extras[i];
     if (e.motion != PropMotion::kCrate) continue;
     if (e.asleep) {
-      s.tracker.keep_alive(e.id);
+      s.sleepers.push_back(e.id);  // ascending: the loop runs in id order
       continue;
     }
     e.velocity.z -= s.config.crate_gravity * s.dt;
@@ -62,6 +63,7 @@ void move_crates(SimulationState& s) {
     }
     s.place_in_grid(e, x.start_pose);
   }
+  s.tracker.keep_alive(s.sleepers);
 }
 
 }  // namespace shiftcast

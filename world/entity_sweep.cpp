@@ -32,9 +32,9 @@ SweepHit SimulationState::sweep(const Entity& self, Vec3 from, Vec3 to, bool mov
     best.start_solid = level_hit.start_solid;
   }
 
-  grid.query_sweep(from, to, self.bound_radius + length(self.local_center) + kContactDistance, ids);
+  grid.query_sweep(from, to, self.bound_radius + length(self.local_center) + kContactDistance, near);
   const Vec3d delta = to_double(to) - to_double(from);
-  for (EntityId id : ids) {
+  for (EntityId id : near) {
     if (id == self.id || id == ignore) continue;
     const int index = index_of(id);
     if (index < 0) continue;
@@ -42,8 +42,11 @@ SweepHit SimulationState::sweep(const Entity& self, Vec3 from, Vec3 to, bool mov
     const EntityExtra& other_extra = extras[std::size_t(index)];
     if (other_extra.dead || (other.layer & skip_layers) != 0 || !should_collide(self, other)) continue;
     const Motion target{moving_targets ? other_extra.start_pose : other.pose, other.pose};
+    const double entry = bounding_entry(other, target, self.shape, from, to);
+    if (entry < 0.0 || !(entry < best.t)) continue;
     ++last_tick.toi_searches;
-    const EntitySweep h = sweep_against_entity(other, target, self.shape, self.pose.yaw, from, to, true);
+    const EntitySweep h =
+        sweep_against_entity(other, target, self.shape, self.pose.yaw, from, to, entry == 0.0);
     // Ties go to the level, then to the lower id (the ids come sorted).
     if (!h.hit || !(h.fraction < best.t)) continue;
     best.hit = true;

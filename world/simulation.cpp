@@ -27,6 +27,7 @@ SimulationConfig sanitized(SimulationConfig config) {
 
 // Drops the entities removed during the tick (projectiles that hit, re-placement failures).
 void compact(SimulationState& s) {
+  const std::size_t before = s.entities.size();
   std::size_t out = 0;
   for (std::size_t i = 0; i < s.entities.size(); ++i) {
     if (s.extras[i].dead) {
@@ -36,15 +37,47 @@ void compact(SimulationState& s) {
     }
     if (out != i) {
       s.entities[out] = s.entities[i];
+
       s.extras[out] = std::move(s.extras[i]);
     }
     ++out;
   }
   s.entities.resize(out);
+  if (out != before) s.index.rebuild(s.entities);
   s.extras.resize(out);
 }
 
 }  // namespace
+
+// ---- IdIndex ----------------------------------------------------------------------------------------
+
+void IdIndex::rebuild(std::span<const Entity> entities) {
+  // At most half full, so probes stay short.
+  std::size_t size = 16;
+  while (size < 2 * entities.size() + 2) size *= 2;
+  table_.assign(size, Slot{});
+  mask_ = size - 1;
+  count_ = 0;
+  for (std::size_t i = 0; i < entities.size(); ++i) insert(entities[i].id, int(i));
+}
+
+void IdIndex::insert(EntityId id, int index) {
+  if (2 * (count_ + 1) > table_.size()) {
+    // Grow: re-insert what is there (ids and indices are all kept in the table itself).
+    std::vector<Slot> old = std::move(table_);
+    std::size_t size = std::max<std::size_t>(16, old.size() * 2);
+    table_.assign(size, Slot{});
+    mask_ = size - 1;
+    count_ = 0;
+    for (const Slot& slot : old) {
+      if (slot.id != kNoEntity) insert(slot.id, slot.index);
+    }
+  }
+  std::size_t i = hash(id);
+  while (table_[i].id != kNoEntity && table_[i].id != id) i = (i + 1) & mask_;
+  if (table_[i].id == kNoEntity) ++count_;
+  table_[i] = {id, index};
+}
 
 // ---- SimulationState -------------------------------------------------------------------------------
 
@@ -66,9 +99,7 @@ SimulationState::SimulationState(const BspTree& level_tree, const NavMesh* nav, 
 }
 
 int SimulationState::index_of(EntityId id) const {
-  const auto it = std::lower_bound(entities.begin(), entities.end(), id,
-                                   [](const Entity& e, EntityId v) { return e.id < v; });
-  return (it != entities.end() && it->id == id) ? int(it - entities.begin()) : -1;
+  return index.find(id);
 }
 
 Entity* SimulationState::find(EntityId id) {
@@ -82,6 +113,7 @@ EntityId SimulationState::add(Entity entity, EntityExtra extra) {
   extra.start_pose = entity.pose;
   // Ids only grow, so appending keeps the arrays sorted by id.
   entities.push_back(entity);
+  index.insert(entity.id, int(entities.size()) - 1);
   extras.push_back(std::move(extra));
   if (grid_sized) place_in_grid(entity, entity.pose);
   return entity.id;
@@ -169,6 +201,7 @@ bool Simulation::remove(EntityId id) {
   const int i = s.index_of(id);
   if (i < 0) return false;
   s.entities.erase(s.entities.begin() + i);
+  s.index.rebuild(s.entities);
   s.extras.erase(s.extras.begin() + i);
   s.grid.remove(id);
   s.cascade.forget(id);

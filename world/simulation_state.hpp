@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "collision/time_of_impact.hpp"
@@ -16,6 +17,32 @@
 #include "world/simulation.hpp"
 
 namespace shiftcast {
+
+// Entity id → index in SimulationState::entities: an open-addressing table rebuilt whenever indices
+// change (add, remove, compaction), so a lookup is one or two probes instead of a binary search.
+class IdIndex {
+ public:
+  void rebuild(std::span<const Entity> entities);
+  void insert(EntityId id, int index);
+  int find(EntityId id) const {
+    if (table_.empty()) return -1;
+    for (std::size_t i = hash(id);; i = (i + 1) & mask_) {
+      const Slot& slot = table_[i];
+      if (slot.id == id) return slot.index;
+      if (slot.id == kNoEntity) return -1;
+    }
+  }
+
+ private:
+  struct Slot {
+    EntityId id = kNoEntity;
+    int index = -1;
+  };
+  std::size_t hash(EntityId id) const { return (std::size_t(id) * 0x9e3779b1u) & mask_; }
+  std::vector<Slot> table_;
+  std::size_t mask_ = 0;
+  std::size_t count_ = 0;
+};
 
 // Per-entity state the Entity record does not carry, aligned with SimulationState::entities.
 struct EntityExtra {
@@ -56,6 +83,7 @@ struct SimulationState {
   std::shared_ptr<std::vector<std::unique_ptr<PropModel>>> models;
   std::vector<Entity> entities;  // sorted by id
   std::vector<EntityExtra> extras;
+  IdIndex index;
   Grid grid;
   bool grid_sized = false;
   FilterCascade cascade;
@@ -66,9 +94,10 @@ struct SimulationState {
   SimulationCounters counters;
 
   // Scratch, reused every tick so the tick does not allocate in steady state.
-  std::vector<EntityId> ids;
+  std::vector<EntityId> near;
   std::vector<std::pair<EntityId, EntityId>> pairs;
   std::vector<Entity> spawned;
+  std::vector<EntityId> sleepers;
 
   int index_of(EntityId id) const;  // -1 if absent
   Entity* find(EntityId id);

@@ -284,6 +284,17 @@ WorldHit refused(QueryStatus status, Vec3 from) {
 
 }  // namespace
 
+double bounding_entry(const Entity& e, const Motion& target, const Shape& shape, Vec3 from, Vec3 to) {
+  // The mover's reference point relative to the bounding sphere's centre, both moving linearly. A turning
+  // target moves its centre along an arc, which strays from the chord by at most |offset|·|Δyaw|.
+  const Vec3d c0 = to_double(world_center(e, target.start));
+  const Vec3d c1 = to_double(world_center(e, target.end));
+  const Vec3d m0 = to_double(from) - c0;
+  const Vec3d m1 = to_double(to) - c1;
+  const double arc = double(length(e.local_center)) * std::abs(double(target.end.yaw) - double(target.start.yaw));
+  return sphere_entry(m0, m1 - m0, {}, double(shape.reach()) + double(e.bound_radius) + arc);
+}
+
 Vec3 backed_off_end(Vec3d from, Vec3d delta, double fraction, Vec3d normal) {
   const double approach = -dot(normal, delta);
   const double backed = approach > 0.0 ? fraction - double(kSurfaceBackoff) / approach : 0.0;
@@ -361,14 +372,9 @@ WorldHit world_sweep(const BspTree& level, std::span<const Entity> entities, con
   Nearest nearest(from, to);
   if (filter.level) nearest.level(level.trace(shape, from, to));
 
-  const Vec3d f = to_double(from);
-  const Vec3d delta = to_double(to) - f;
-  const double reach = shape.reach();
   for (const Entity& e : entities) {
     if (!tested(e, filter)) continue;
-    const double radius = reach + double(e.bound_radius);
-    const Vec3d centre = to_double(world_center(e, e.pose));
-    const double entry = sphere_entry(f, delta, centre, radius);
+    const double entry = bounding_entry(e, {e.pose, e.pose}, shape, from, to);
     if (entry < 0.0 || !nearest.can_beat(entry)) continue;
     // Only a start within both bounding spheres can be inside the entity: the rest skip that test.
     nearest.entity(e.id, sweep_against_entity(e, {e.pose, e.pose}, shape, 0.0f, from, to, entry == 0.0));

@@ -69,6 +69,12 @@ struct EntitySweep {
 EntitySweep sweep_against_entity(const Entity& target_entity, const Motion& target, const Shape& shape,
                                  float shape_yaw, Vec3 from, Vec3 to, bool may_start_inside);
 
+// The bounding-sphere cull before sweep_against_entity: the first fraction of the motion at which the
+// shape (by its reach) can be within the entity's bounding sphere, given both motions; -1 when it never is,
+// 0 when it starts there (only then can the shape start inside the entity).
+double bounding_entry(const Entity& target_entity, const Motion& target, const Shape& shape, Vec3 from,
+                      Vec3 to);
+
 // Where a motion from + s·delta stopped at `fraction` by a plane with `normal` ends: backed off along the
 // motion so that it is kSurfaceBackoff in front of the plane (the level's rule, collision/bsp_trace.cpp).
 Vec3 backed_off_end(Vec3d from, Vec3d delta, double fraction, Vec3d normal);

@@ -231,7 +231,8 @@ int main(int argc, char** argv) {
             summarize_tick_times(match_ms), kMatchGoalP99Ms);
   print_row(("landing windows of " + std::to_string(drops) + " drops").c_str(),
             summarize_tick_times(landing_ms), kLandingGoalP99Ms);
-  std::printf("filters over the match ticks:\n%s", s.match->simulation().counters().filters.format().c_str());
+  std::printf("filters over the whole match (settling and warm-up included):\n%s",
+              s.match->simulation().counters().filters.format().c_str());
   benchmark::Shutdown();
   return 0;
 }

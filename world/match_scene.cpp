@@ -191,13 +191,13 @@ std::string MatchScene::populate() {
 
 void MatchScene::place_players() {
   const Shape cylinder = player_shape(sim_->config().motor);
-  const auto try_feet = [&](Vec3 feet) {
+  const auto try_feet = [&](Vec3 feet, float yaw) {
     for (float lift : kPlayerLifts) {
       const Vec3 at = feet + Vec3{0, 0, lift};
       const Aabb box{at - Vec3{cylinder.radius, cylinder.radius, 0},
                      at + Vec3{cylinder.radius, cylinder.radius, cylinder.height}};
       if (tree_.overlap(cylinder, at).overlap || !box_is_clear(box)) continue;
-      players_.push_back(sim_->add_player(at, 0));
+      players_.push_back(sim_->add_player(at, yaw));
       placed_.push_back(box);
       return true;
     }
@@ -205,12 +205,13 @@ void MatchScene::place_players() {
   };
   for (const SpawnPoint& spawn : level_.spawns) {
     if (int(players_.size()) >= config_.players) break;
-    if (try_feet(spawn.origin - Vec3{0, 0, kSpawnOriginAboveFeet})) ++counts_.players_at_spawns;
+    const float yaw = spawn.yaw_degrees * (kPi / 180);
+    if (try_feet(spawn.origin - Vec3{0, 0, kSpawnOriginAboveFeet}, yaw)) ++counts_.players_at_spawns;
   }
   while (int(players_.size()) < config_.players) {
     bool placed = false;
     for (int attempt = 0; attempt < kPlacementAttempts && !placed; ++attempt) {
-      if (const std::optional<Vec3> p = random_walkable()) placed = try_feet(*p);
+      if (const std::optional<Vec3> p = random_walkable()) placed = try_feet(*p, uniform(-kPi, kPi));
     }
     if (!placed) break;
   }
@@ -401,10 +402,10 @@ void MatchScene::before_step() {
           std::max(1, int(std::lround(config_.landing_period_seconds * float(config_.bot.tick_rate))));
     }
     --ticks_to_next_drop_;
+    top_up_projectiles(0);
   } else {
-    drive_bots();
+    top_up_projectiles(drive_bots());
   }
-  top_up_projectiles();
 }
 
 void MatchScene::after_step() {
@@ -420,13 +421,16 @@ void MatchScene::after_step() {
   if (landed_ == int(players_.size()) || ticks_to_next_drop_ <= 0) window_open_ = false;
 }
 
-void MatchScene::drive_bots() {
+int MatchScene::drive_bots() {
   feet_scratch_.clear();
   for (EntityId id : players_) {
     const Entity* e = sim_->find(id);
     feet_scratch_.push_back(e != nullptr ? e->pose.position : Vec3{});
   }
-  const bool may_fire = projectiles_alive() < config_.projectiles;
+  // Bots fire at their own rate whenever the budget is not exceeded by more than one volley of theirs;
+  // top-ups only fill what they leave, so the bots' shots replace top-ups rather than being crowded out.
+  const bool may_fire = projectiles_alive() < config_.projectiles + int(players_.size());
+  int presses = 0;
   for (std::size_t i = 0; i < players_.size(); ++i) {
     if (sim_->find(players_[i]) == nullptr) continue;
     const BotSenses senses{.feet = feet_scratch_[i],
@@ -435,13 +439,17 @@ void MatchScene::drive_bots() {
                            .self = int(i),
                            .may_fire = may_fire,
                            .level = &tree_};
-    sim_->set_input(players_[i], bots_[i].think(*nav_, senses));
+    const PlayerInput input = bots_[i].think(*nav_, senses);
+    presses += (input.buttons & kButtonFire) != 0 ? 1 : 0;
+    sim_->set_input(players_[i], input);
   }
+  return presses;
 }
 
-void MatchScene::top_up_projectiles() {
+void MatchScene::top_up_projectiles(int bot_presses) {
   if (players_.empty() || config_.projectiles <= 0) return;
-  const int wanted = std::min(config_.projectiles - projectiles_alive(),
+  // The bots' shots come first (each press is at most one shot this tick): top-ups fill what they leave.
+  const int wanted = std::min(config_.projectiles - projectiles_alive() - bot_presses,
                               std::max(1, config_.projectiles / kTopUpSpreadTicks));
   const Shape sphere = Shape::sphere(sim_->config().projectile_radius);
   for (int k = 0; k < wanted; ++k) {

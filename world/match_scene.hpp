@@ -132,8 +132,8 @@ class MatchScene {
   bool place_mover(int kind_index);
   bool place_crate(std::optional<Vec3> above);
   void settle();
-  void drive_bots();
-  void top_up_projectiles();
+  int drive_bots();  // the number of bots pressing fire
+  void top_up_projectiles(int bot_presses);
   void drop_players();
 
   std::uint32_t next();

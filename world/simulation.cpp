@@ -261,6 +261,7 @@ void Simulation::step() {
   s.tracker.finish(s.tick, s.contacts);
   s.last_tick.contacts = int(s.contacts.size());
   s.counters.contacts += s.contacts.size();
+  s.counters.toi_searches += std::uint64_t(s.last_tick.toi_searches);
   ++s.counters.ticks;
 
   auto snapshot = std::make_shared<WorldSnapshot>();

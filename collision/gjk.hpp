@@ -129,9 +129,10 @@ inline PosedShape pose_shape(const Shape& shape, const Pose& pose, Margins margi
   p.shape = &shape;
   p.position = to_double(pose.position);
   // The same double yaw as collision/pose.hpp, so supports agree; cos(0) and sin(0) are exactly 1 and 0,
-  // so skipping them for unrotated entities (most of them) changes no bit.
+  // so skipping them for unrotated entities changes no bit. Shapes the yaw cannot change (players,
+  // projectiles) skip them too: the turn would only add rounding.
   const double yaw = pose.yaw;
-  if (yaw != 0) p.cos_yaw = std::cos(yaw), p.sin_yaw = std::sin(yaw);
+  if (yaw != 0 && !shape.yaw_symmetric()) p.cos_yaw = std::cos(yaw), p.sin_yaw = std::sin(yaw);
   if (margins == Margins::kSphereAsMargin && shape.kind == ShapeKind::kSphere) {
     p.core_is_point = true;
     p.margin = shape.radius;

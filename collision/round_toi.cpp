@@ -167,18 +167,6 @@ double first_entry(const Core& k, double rho, Vec3d q0, Vec3d w, int& iterations
 
 }  // namespace
 
-bool yaw_symmetric(const Shape& shape) {
-  switch (shape.kind) {
-    case ShapeKind::kPoint:
-      return true;
-    case ShapeKind::kSphere:
-    case ShapeKind::kCylinder:
-      return shape.offset.x == 0 && shape.offset.y == 0;
-    default:
-      return false;
-  }
-}
-
 double toi_pose_rounding(const Motion& motion, double turning_reach) {
   const Vec3d p0 = to_double(motion.start.position), p1 = to_double(motion.end.position);
   const Vec3d larger{std::max(std::abs(p0.x), std::abs(p1.x)), std::max(std::abs(p0.y), std::abs(p1.y)),

@@ -21,7 +21,6 @@ namespace shiftcast {
 
 // True when the shape is the same set at every yaw about its reference point: a point, or a sphere or
 // cylinder whose offset lies on the z axis. Turning such a shape moves none of its points' set.
-bool yaw_symmetric(const Shape& shape);
 
 // The resting rule of time_of_impact.hpp, shared by the three methods. A pair within tolerance of the
 // target is approaching (a hit at t = 0) when its witnesses close along the contact normal n, except:

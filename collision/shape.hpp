@@ -61,6 +61,12 @@ struct Shape {
   // The farthest any point of the shape is from the reference point: |support(u)| <= reach() for every
   // unit u. Queries use it to start below the root (BspTree::start_node).
   float reach() const;
+  // True when turning the shape about the vertical axis through its reference point leaves it the same set:
+  // points, and spheres and cylinders centred on that axis. Poses need no yaw for these.
+  bool yaw_symmetric() const {
+    return kind == ShapeKind::kPoint ||
+           ((kind == ShapeKind::kSphere || kind == ShapeKind::kCylinder) && offset.x == 0 && offset.y == 0);
+  }
   // True when every parameter is finite and non-negative (radius, height, extents) and a hull has at
   // least one vertex. Queries reject invalid shapes with QueryStatus::kInvalidShape.
   bool valid() const;

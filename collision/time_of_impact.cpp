@@ -58,7 +58,7 @@ double reach_xy(const Shape& s) {
 // Whether the shape's set turns over the motion (a point, or a sphere or cylinder on its own axis, does
 // not, whatever its yaw does).
 bool turns(const Shape& shape, const Motion& motion) {
-  return motion.start.yaw != motion.end.yaw && !yaw_symmetric(shape);
+  return motion.start.yaw != motion.end.yaw && !shape.yaw_symmetric();
 }
 
 Mover make_mover(const Shape& shape, const Motion& motion) {

@@ -87,7 +87,10 @@ Aabb world_box(const Entity& entity, const Pose& pose) {
 }
 
 Vec3 world_center(const Entity& entity, const Pose& pose) {
-  return to_world(pose, entity.local_center);
+  // Players, projectiles and centred props have their centre on the turning axis: no trigonometry.
+  const Vec3 c = entity.local_center;
+  if (c.x == 0 && c.y == 0) return {pose.position.x, pose.position.y, pose.position.z + c.z};
+  return to_world(pose, c);
 }
 
 bool should_collide(const Entity& a, const Entity& b) {

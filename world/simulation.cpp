@@ -54,11 +54,13 @@ void compact(SimulationState& s) {
 void IdIndex::rebuild(std::span<const Entity> entities) {
   // At most half full, so probes stay short.
   std::size_t size = 16;
-  while (size < 2 * entities.size() + 2) size *= 2;
+  while (size < 2 * entities.size() + 2)
+    size *= 2;
   table_.assign(size, Slot{});
   mask_ = size - 1;
   count_ = 0;
-  for (std::size_t i = 0; i < entities.size(); ++i) insert(entities[i].id, int(i));
+  for (std::size_t i = 0; i < entities.size(); ++i)
+    insert(entities[i].id, int(i));
 }
 
 void IdIndex::insert(EntityId id, int index) {
@@ -74,7 +76,8 @@ void IdIndex::insert(EntityId id, int index) {
     }
   }
   std::size_t i = hash(id);
-  while (table_[i].id != kNoEntity && table_[i].id != id) i = (i + 1) & mask_;
+  while (table_[i].id != kNoEntity && table_[i].id != id)
+    i = (i + 1) & mask_;
   if (table_[i].id == kNoEntity) ++count_;
   table_[i] = {id, index};
 }

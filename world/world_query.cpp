@@ -137,10 +137,13 @@ EntitySweep convex_sweep(const Shape& mover, float mover_yaw, Vec3 from, Vec3 to
   EntitySweep h;
   const Pose start{from, mover_yaw};
   const Pose end{to, mover_yaw};
-  if (may_start_inside) {
+  const Toi toi = time_of_impact(mover, {start, end}, target, target_motion, {.target_separation = 0.0});
+  if (toi.status != QueryStatus::kOk) return h;
+  // Only a start within the target's reach can be inside it, and time_of_impact has measured the start:
+  // the exact overlap test runs only when it found the shapes within touching distance there.
+  if (may_start_inside && toi.initially_close) {
     const ShapeDistance d = shape_distance(mover, start, target, target_motion.start);
-    if (d.status != QueryStatus::kOk) return h;
-    if (d.overlapping) {
+    if (d.status == QueryStatus::kOk && d.overlapping) {
       // Both ends inside a convex target means the whole straight motion is.
       h.hit = h.start_solid = true;
       h.fraction = 0;
@@ -149,8 +152,7 @@ EntitySweep convex_sweep(const Shape& mover, float mover_yaw, Vec3 from, Vec3 to
       return h;
     }
   }
-  const Toi toi = time_of_impact(mover, {start, end}, target, target_motion, {.target_separation = 0.0});
-  if (toi.status != QueryStatus::kOk || !toi.hit) return h;
+  if (!toi.hit) return h;
   h.hit = true;
   h.fraction = toi.t;
   h.normal = -toi.normal;  // toi.normal points from the mover towards the target
@@ -291,7 +293,8 @@ double bounding_entry(const Entity& e, const Motion& target, const Shape& shape,
   const Vec3d c1 = to_double(world_center(e, target.end));
   const Vec3d m0 = to_double(from) - c0;
   const Vec3d m1 = to_double(to) - c1;
-  const double arc = double(length(e.local_center)) * std::abs(double(target.end.yaw) - double(target.start.yaw));
+  const double arc =
+      double(length(e.local_center)) * std::abs(double(target.end.yaw) - double(target.start.yaw));
   return sphere_entry(m0, m1 - m0, {}, double(shape.reach()) + double(e.bound_radius) + arc);
 }
 

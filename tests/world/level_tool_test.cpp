@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 
+#include "tests/support/tool_process.hpp"
 #include "world/compiled_level.hpp"
 #include "world/map_import.hpp"
 #include "world/query_csv.hpp"
@@ -254,51 +255,11 @@ std::string generated_queries(std::uint32_t seed, int count) {
   return text;
 }
 
-struct ToolRun {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-class LevelToolTest : public ::testing::Test {
+class LevelToolTest : public ToolProcessTest {
  protected:
-  void SetUp() override {
-    // The process id keeps concurrent runs (a plain and a sanitizer build) out of each other's way.
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("shiftcast_level_tool_test_" + std::to_string(getpid()) + "_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) std::filesystem::remove_all(dir_);
-  }
-
-  // Runs the real binary with its output captured in files (arguments here never need quoting
-  // beyond single quotes: they are temporary paths and numbers).
   ToolRun run(const std::string& arguments) const {
-    const std::filesystem::path out = dir_ / "stdout.txt";
-    const std::filesystem::path err = dir_ / "stderr.txt";
-    const std::string command = std::string("'") + SHIFTCAST_LEVEL_TOOL + "' " + arguments + " >'" +
-                                out.string() + "' 2>'" + err.string() + "'";
-    const int raw = std::system(command.c_str());
-    ToolRun r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = read_file(out);
-    r.err = read_file(err);
-    return r;
+    return ToolProcessTest::run(SHIFTCAST_LEVEL_TOOL, arguments);
   }
-
-  std::string path(const std::string& name) const { return "'" + (dir_ / name).string() + "'"; }
 
   // import → the compiled level's path.
   std::filesystem::path import_generated_map() {
@@ -308,7 +269,6 @@ class LevelToolTest : public ::testing::Test {
     return dir_ / "room.level";
   }
 
-  std::filesystem::path dir_;
 };
 
 TEST_F(LevelToolTest, ImportWritesALevelAndReportsProgressAndStatistics) {

@@ -20,6 +20,7 @@
 
 #include "collision/narrow_phase.hpp"
 #include "tests/support/brush_oracle.hpp"
+#include "tests/support/tool_process.hpp"
 #include "world/bot_driver.hpp"
 #include "world/compiled_level.hpp"
 #include "world/match_scene.hpp"
@@ -367,17 +368,6 @@ TEST(SummarizeTickTimes, NearestRankPercentiles) {
 
 #ifdef SHIFTCAST_LEVEL_TOOL
 
-struct ToolRun {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // The number after the keys, each searched after the previous one ({"tick_ms", "p50"} finds the p50
 // inside tick_ms); nullopt when a key is missing or its value is not a number.
 std::optional<double> json_number(const std::string& json, std::initializer_list<std::string_view> keys) {
@@ -402,39 +392,11 @@ std::string hash_line(const std::string& out) {
   return at == std::string::npos ? "" : out.substr(at, out.find('\n', at) - at);
 }
 
-class SimulateCommandTest : public ::testing::Test {
+class SimulateCommandTest : public ToolProcessTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("shiftcast_simulate_test_" + std::to_string(getpid()) + "_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) std::filesystem::remove_all(dir_);
-  }
-
   ToolRun run(const std::string& arguments) const {
-    const std::filesystem::path out = dir_ / "stdout.txt";
-    const std::filesystem::path err = dir_ / "stderr.txt";
-    const std::string command = std::string("'") + SHIFTCAST_LEVEL_TOOL + "' " + arguments + " >'" +
-                                out.string() + "' 2>'" + err.string() + "'";
-    const int raw = std::system(command.c_str());
-    ToolRun r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = read_file(out);
-    r.err = read_file(err);
-    return r;
+    return ToolProcessTest::run(SHIFTCAST_LEVEL_TOOL, arguments);
   }
-  std::string path(const std::string& name) const {
-    std::string quoted = "'";
-    quoted += (dir_ / name).string();
-    quoted += '\'';
-    return quoted;
-  }
-
-  std::filesystem::path dir_;
 };
 
 const std::string kSmallMatch = " --players 8 --projectiles 16 --props 8 --tick-rate 64 --seconds 5";

@@ -268,7 +268,6 @@ class LevelToolTest : public ToolProcessTest {
     EXPECT_EQ(r.status, 0) << r.err;
     return dir_ / "room.level";
   }
-
 };
 
 TEST_F(LevelToolTest, ImportWritesALevelAndReportsProgressAndStatistics) {

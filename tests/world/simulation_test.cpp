@@ -10,6 +10,7 @@
 
 #include "collision/bsp_build.hpp"
 #include "world/map_import.hpp"
+#include "world/navmesh.hpp"
 #include "world/simulation.hpp"
 
 namespace shiftcast {
@@ -107,6 +108,100 @@ TEST(Simulation, ProjectilesAtTenThousandUnitsPerSecondNeverPassThroughAThinWall
   EXPECT_GT(wall_hits, 50);
   EXPECT_GT(player_hits, 50);
   EXPECT_GT(checked_misses, 50);
+}
+
+// Exact distance between a sphere (centre c, radius r) and a box (half extents h) turned by `yaw` about
+// its centre `b`.
+double sphere_box_distance(Vec3d c, double r, Vec3d b, double yaw, Vec3d h) {
+  const Vec3d d = c - b;
+  const Vec3d local{std::cos(yaw) * d.x + std::sin(yaw) * d.y, -std::sin(yaw) * d.x + std::cos(yaw) * d.y,
+                    d.z};
+  const Vec3d out{std::max(0.0, std::abs(local.x) - h.x), std::max(0.0, std::abs(local.y) - h.y),
+                  std::max(0.0, std::abs(local.z) - h.z)};
+  return length(out) - r;
+}
+
+TEST(Simulation, ProjectilesAtTenThousandUnitsPerSecondNeverPassThroughATurnedCrate) {
+  const BspTree level = room({brush_from_box({0, -1024, 0}, {1, 1024, 512})});
+  std::mt19937 rng(9);
+  int crate_hits = 0, checked_misses = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    SimulationConfig config;
+    config.tick_rate = 20;
+    Simulation sim(level, nullptr, config);
+    const int model = sim.add_model(make_box_model("crate", {16, 16, 16}).model);
+    const Vec3 centre{uniform(rng, -900, -300), uniform(rng, -200, 200), 16 + kSurfaceBackoff};
+    const float yaw = uniform(rng, -kPi, kPi);
+    const EntityId crate = sim.add_crate(model, {centre, yaw});
+    Vec3 start, aim;
+    do {
+      start = {uniform(rng, -1800, -1000), uniform(rng, -200, 200), uniform(rng, 20, 100)};
+      aim = centre + Vec3{0, uniform(rng, -30, 30), uniform(rng, -8, 30)};
+    } while (start.z + (aim.z - start.z) * (-start.x / (aim.x - start.x)) < 10);
+    const Vec3 velocity = normalize(aim - start) * 10000.0f;
+    const EntityId shot = sim.add_projectile(start, velocity, kNoEntity);
+    double min_distance = 1e9;
+    for (int k = 0; k <= 200000; ++k) {
+      const Vec3d c = to_double(start) + to_double(velocity) * (double(k) * 2e-6);
+      if (c.x + config.projectile_radius > 0 || c.z - config.projectile_radius < 0) break;
+      min_distance = std::min(min_distance, sphere_box_distance(c, config.projectile_radius,
+                                                                to_double(centre), yaw, {16, 16, 16}));
+    }
+    bool hit_crate = false;
+    for (int tick = 0; tick < 10 && sim.find(shot) != nullptr; ++tick) {
+      sim.step();
+      for (const Contact& c : sim.contacts()) {
+        if (c.phase == ContactPhase::kBegin && (c.a == shot || c.b == shot) &&
+            (c.a == crate || c.b == crate)) {
+          hit_crate = true;
+        }
+      }
+    }
+    ASSERT_EQ(sim.find(shot), nullptr) << "trial " << trial;
+    if (min_distance < -1e-3) {
+      EXPECT_TRUE(hit_crate) << "trial " << trial << ": passed through the crate (oracle " << min_distance
+                             << ")";
+    }
+    if (min_distance > 2 * kContactDistance) {
+      EXPECT_FALSE(hit_crate) << "trial " << trial << ": hit empty space (oracle " << min_distance << ")";
+      ++checked_misses;
+    }
+    crate_hits += hit_crate;
+  }
+  EXPECT_GT(crate_hits, 40);
+  EXPECT_GT(checked_misses, 40);
+}
+
+TEST(Simulation, AnEntityFoundInsideSolidIsPutBackAtTheNearestFreeSpot) {
+  // A room with a pillar; the navmesh knows where players can stand.
+  Level level;
+  level.brushes = {brush_from_box({-1024, -1024, -16}, {1024, 1024, 0}),
+                   brush_from_box({-64, -64, 0}, {64, 64, 256})};
+  level.brush_contents = {kContentsSolid, kContentsSolid};
+  level.brush_surface_flags = {0, 0};
+  compute_level_bounds(level);
+  BspBuildResult built = build_bsp(level.brushes, {});
+  ASSERT_EQ(built.error, BspBuildError::kNone);
+  NavmeshBuild nav = build_navmesh(level, {});
+  ASSERT_TRUE(nav.ok()) << nav.error;
+  std::string error;
+  const std::unique_ptr<NavMesh> mesh = NavMesh::from_data(std::move(nav.data), &error);
+  ASSERT_NE(mesh, nullptr) << error;
+
+  Simulation sim(built.tree, mesh.get(), {});
+  const EntityId stuck = sim.add_player({40, 0, 0}, 0);  // feet inside the pillar, 24 units from its face
+  const EntityId free_player = sim.add_player({-300, 0, 0}, 0);
+  sim.step();
+  EXPECT_EQ(sim.counters().invariant_violations, 1u);
+  EXPECT_EQ(sim.counters().replacements, 1u);
+  EXPECT_EQ(sim.count_overlaps_brute_force(), 0);
+  const Vec3 now = sim.find(stuck)->pose.position;
+  EXPECT_FALSE(built.tree.overlap(Shape::cylinder(15, 56), now).overlap);
+  // Nearest: outside the pillar's face and not much farther than a player's width beyond it.
+  const float outside = std::max(std::abs(now.x), std::abs(now.y)) - 64;
+  EXPECT_GE(outside, 15.0f);
+  EXPECT_LE(outside, 15.0f + 64.0f);
+  EXPECT_EQ(sim.find(free_player)->pose.position.x, -300.0f);
 }
 
 TEST(Simulation, ProjectileContactTimeMatchesTheClosedForm) {

@@ -139,9 +139,42 @@ Simulation::Simulation(const BspTree& level, const NavMesh* navmesh, const Simul
 
 Simulation::~Simulation() = default;
 
+const char* to_string(SpawnRefusal refusal) {
+  switch (refusal) {
+    case SpawnRefusal::kNone:
+      return "none";
+    case SpawnRefusal::kNonFinite:
+      return "non-finite position, yaw or velocity";
+    case SpawnRefusal::kBadModel:
+      return "unknown model";
+    case SpawnRefusal::kEmptyPath:
+      return "empty path";
+  }
+  return "unknown";
+}
+
+EntityId SimulationState::refuse(SpawnRefusal why) {
+  last_refusal = why;
+  ++counters.refused_spawns;
+  return kNoEntity;
+}
+
+const PropModel* SimulationState::model_at(int index) const {
+  if (index < 0 || std::size_t(index) >= models->size()) return nullptr;
+  return (*models)[std::size_t(index)].get();
+}
+
 int Simulation::add_model(std::unique_ptr<PropModel> model) {
+  if (model == nullptr) {
+    state_->refuse(SpawnRefusal::kBadModel);
+    return -1;
+  }
   state_->models->push_back(std::move(model));
   return int(state_->models->size()) - 1;
+}
+
+SpawnRefusal Simulation::last_refusal() const {
+  return state_->last_refusal;
 }
 
 const PropModel& Simulation::model(int index) const {
@@ -149,6 +182,7 @@ const PropModel& Simulation::model(int index) const {
 }
 
 EntityId Simulation::add_player(Vec3 feet, float yaw) {
+  if (!is_finite(feet) || !std::isfinite(yaw)) return state_->refuse(SpawnRefusal::kNonFinite);
   Entity e;
   e.kind = EntityKind::kPlayer;
   e.shape = player_shape(state_->config.motor);
@@ -159,6 +193,12 @@ EntityId Simulation::add_player(Vec3 feet, float yaw) {
 }
 
 EntityId Simulation::add_projectile(Vec3 centre, Vec3 velocity, EntityId owner) {
+  if (!is_finite(centre) || !is_finite(velocity)) return state_->refuse(SpawnRefusal::kNonFinite);
+  const float speed = length(velocity);
+  if (speed > state_->config.max_speed) {
+    ++state_->counters.speed_clamps;
+    velocity = velocity * (state_->config.max_speed / speed);
+  }
   Entity e;
   e.kind = EntityKind::kProjectile;
   e.shape = Shape::sphere(state_->config.projectile_radius);
@@ -171,7 +211,10 @@ EntityId Simulation::add_projectile(Vec3 centre, Vec3 velocity, EntityId owner) 
 }
 
 EntityId Simulation::add_kinematic_prop(int model_index, MoverPath path) {
-  const PropModel& m = model(model_index);
+  const PropModel* found = state_->model_at(model_index);
+  if (found == nullptr) return state_->refuse(SpawnRefusal::kBadModel);
+  if (path.empty()) return state_->refuse(SpawnRefusal::kEmptyPath);
+  const PropModel& m = *found;
   Entity e;
   e.kind = EntityKind::kProp;
   e.motion = PropMotion::kKinematic;
@@ -187,7 +230,10 @@ EntityId Simulation::add_kinematic_prop(int model_index, MoverPath path) {
 }
 
 EntityId Simulation::add_crate(int model_index, const Pose& pose) {
-  const PropModel& m = model(model_index);
+  const PropModel* found = state_->model_at(model_index);
+  if (found == nullptr) return state_->refuse(SpawnRefusal::kBadModel);
+  if (!is_finite(pose.position) || !std::isfinite(pose.yaw)) return state_->refuse(SpawnRefusal::kNonFinite);
+  const PropModel& m = *found;
   Entity e;
   e.kind = EntityKind::kProp;
   e.motion = PropMotion::kCrate;

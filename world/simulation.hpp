@@ -73,6 +73,15 @@ struct SimulationConfig {
   float max_speed = 10000;           // any velocity beyond this is clamped and counted (absurd input)
 };
 
+// Why an add_* call was refused (it then returns kNoEntity, or -1 for add_model, and counts it).
+enum class SpawnRefusal : std::uint8_t {
+  kNone,
+  kNonFinite,  // NaN or infinity in a position, yaw or velocity
+  kBadModel,   // a model index that add_model never returned, or a null model
+  kEmptyPath,  // a kinematic prop without a valid path (MoverPath::make refused it)
+};
+const char* to_string(SpawnRefusal refusal);
+
 struct TickStats {
   std::uint64_t tick = 0;
   int candidate_pairs = 0;
@@ -96,6 +105,7 @@ struct SimulationCounters {
   std::uint64_t projectile_hits = 0;
   std::uint64_t toi_searches = 0;
   std::uint64_t speed_clamps = 0;
+  std::uint64_t refused_spawns = 0;  // add_* calls refused (SpawnRefusal)
   FilterStats filters;
 };
 
@@ -108,14 +118,20 @@ class Simulation {
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
 
-  // Models are added before the first step and never removed; the index names them.
+  // Models are added before the first step and never removed; the index names them. A null model is
+  // refused (-1).
   int add_model(std::unique_ptr<PropModel> model);
-  const PropModel& model(int index) const;
+  const PropModel& model(int index) const;  // index must come from add_model
 
+  // Each returns the new entity's id, or kNoEntity when the arguments are refused: last_refusal() says
+  // why and counters().refused_spawns counts it. Nothing is checked against the level here: an entity
+  // placed in solid is found by the next tick's invariant check and re-placed. A projectile faster than
+  // SimulationConfig::max_speed is slowed to it and counted in speed_clamps.
   EntityId add_player(Vec3 feet, float yaw);
   EntityId add_projectile(Vec3 centre, Vec3 velocity, EntityId owner);
   EntityId add_kinematic_prop(int model, MoverPath path);
   EntityId add_crate(int model, const Pose& pose);
+  SpawnRefusal last_refusal() const;
   bool remove(EntityId id);
 
   // Out-of-range inputs are counted and replaced by "no input" (player_input.hpp).

@@ -92,6 +92,7 @@ struct SimulationState {
   std::vector<Contact> contacts;
   TickStats last_tick;
   SimulationCounters counters;
+  SpawnRefusal last_refusal = SpawnRefusal::kNone;
 
   // Scratch, reused every tick so the tick does not allocate in steady state.
   std::vector<EntityId> near;
@@ -102,6 +103,8 @@ struct SimulationState {
   int index_of(EntityId id) const;  // -1 if absent
   Entity* find(EntityId id);
   EntityId add(Entity entity, EntityExtra extra);
+  EntityId refuse(SpawnRefusal why);                      // counts it; returns kNoEntity
+  const PropModel* model_at(int index) const;             // null when out of range
   void place_in_grid(const Entity& e, const Pose& from);  // box of from ∪ e.pose (the speedbox)
 
   // The earliest hit of self's shape (turned by its yaw) moving from→to, against the level and every

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -398,6 +399,33 @@ TEST(Simulation, InvalidInputsAreCountedAndIgnored) {
   EXPECT_EQ(sim.counters().invalid_inputs, 2u);
   EXPECT_EQ(sim.find(p)->pose.position.x, 0.0f);
   EXPECT_EQ(sim.find(p)->pose.position.y, 0.0f);
+}
+
+TEST(Simulation, BadSpawnsAreRefusedWithAReasonAndCounted) {
+  const BspTree level = room();
+  Simulation sim(level, nullptr, {});
+  const float nan = std::nanf("");
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(sim.add_player({nan, 0, 0}, 0), kNoEntity);
+  EXPECT_EQ(sim.last_refusal(), SpawnRefusal::kNonFinite);
+  EXPECT_EQ(sim.add_player({0, 0, 0}, inf), kNoEntity);
+  EXPECT_EQ(sim.add_projectile({0, 0, 50}, {inf, 0, 0}, kNoEntity), kNoEntity);
+  EXPECT_EQ(sim.add_model(nullptr), -1);
+  EXPECT_EQ(sim.last_refusal(), SpawnRefusal::kBadModel);
+  EXPECT_EQ(sim.add_crate(7, {{0, 0, 16}, 0}), kNoEntity);
+  const int crate = sim.add_model(make_box_model("crate", {16, 16, 16}).model);
+  EXPECT_EQ(sim.add_crate(crate, {{0, nan, 16}, 0}), kNoEntity);
+  EXPECT_EQ(sim.add_kinematic_prop(crate, MoverPath{}), kNoEntity);
+  EXPECT_EQ(sim.last_refusal(), SpawnRefusal::kEmptyPath);
+  EXPECT_EQ(sim.counters().refused_spawns, 7u);
+  // An absurd speed is slowed to the limit, not refused.
+  const EntityId fast = sim.add_projectile({0, 0, 50}, {1e9f, 0, 0}, kNoEntity);
+  ASSERT_NE(fast, kNoEntity);
+  EXPECT_NEAR(length(sim.find(fast)->velocity), sim.config().max_speed, 1.0f);
+  EXPECT_EQ(sim.counters().speed_clamps, 1u);
+  EXPECT_TRUE(sim.entities().size() == 1);
+  sim.step();
+  EXPECT_EQ(sim.count_overlaps_brute_force(), 0);
 }
 
 TEST(Simulation, RewoundRaycastHitsWhereThePlayerWasAndMissesWhereItIsNow) {

@@ -11,6 +11,13 @@ namespace shiftcast {
 
 SweepHit SimulationState::sweep(const Entity& self, Vec3 from, Vec3 to, bool moving_targets,
                                 std::uint32_t skip_layers, EntityId ignore) {
+  grid.query_sweep(from, to, self.bound_radius + length(self.local_center) + kContactDistance, near);
+  return sweep_among(self, from, to, moving_targets, skip_layers, ignore, near);
+}
+
+SweepHit SimulationState::sweep_among(const Entity& self, Vec3 from, Vec3 to, bool moving_targets,
+                                      std::uint32_t skip_layers, EntityId ignore,
+                                      std::span<const EntityId> candidates) {
   SweepHit best;
   best.end = to;
   const TurnedShape turned(self.shape, self.pose.yaw);
@@ -32,9 +39,8 @@ SweepHit SimulationState::sweep(const Entity& self, Vec3 from, Vec3 to, bool mov
     best.start_solid = level_hit.start_solid;
   }
 
-  grid.query_sweep(from, to, self.bound_radius + length(self.local_center) + kContactDistance, near);
   const Vec3d delta = to_double(to) - to_double(from);
-  for (EntityId id : near) {
+  for (EntityId id : candidates) {
     if (id == self.id || id == ignore) continue;
     const int index = index_of(id);
     if (index < 0) continue;

@@ -1,6 +1,7 @@
 // Players: the character motor for each player in id order, against the level, props and the players
 // that already moved this tick, then firing.
 #include <cmath>
+#include <span>
 
 #include "world/simulation_state.hpp"
 
@@ -11,13 +12,21 @@ namespace {
 // Where shots leave from: eye height as a fraction of the player's height (Quake: 50 of 56 units).
 constexpr float kEyeHeightFraction = 50.0f / 56.0f;
 
+// The farthest the motor can take a player's feet in one tick, for gathering its candidates once: its
+// speed after a full tick of acceleration, a jump and gravity, a step up and a step down, and the probe.
+float reach_in_one_tick(const MotorConfig& m, Vec3 velocity, float dt) {
+  const float speed = length(velocity) + m.run_speed + m.jump_speed + m.gravity * dt;
+  return speed * dt + 2 * m.step_height + m.ground_probe;
+}
+
 class PlayerWorld final : public MotorWorld {
  public:
-  PlayerWorld(SimulationState& state, const Entity& self) : state_(state), self_(self) {}
+  PlayerWorld(SimulationState& state, const Entity& self, std::span<const EntityId> candidates)
+      : state_(state), self_(self), candidates_(candidates) {}
 
   MotorHit sweep(Vec3 from, Vec3 to) const override {
     // Players walk through projectiles: a projectile that meets a player is resolved by the projectile.
-    const SweepHit h = state_.sweep(self_, from, to, false, kLayerProjectile);
+    const SweepHit h = state_.sweep_among(self_, from, to, false, kLayerProjectile, kNoEntity, candidates_);
     MotorHit m;
     m.entity = h.entity;
     m.trace.hit = h.hit;
@@ -33,6 +42,7 @@ class PlayerWorld final : public MotorWorld {
  private:
   SimulationState& state_;
   const Entity& self_;
+  std::span<const EntityId> candidates_;
 };
 
 void fire(SimulationState& s, const Entity& player, const PlayerInput& input) {
@@ -61,7 +71,13 @@ void move_players(SimulationState& s) {
     if (s.entities[i].kind != EntityKind::kPlayer || s.extras[i].dead) continue;
     EntityExtra& x = s.extras[i];
     Entity self = s.entities[i];
-    const PlayerWorld world(s, self);
+    // Every sweep of this move stays within reach of the start: gather what it can meet once.
+    Aabb box = world_box(self, self.pose);
+    const float reach = reach_in_one_tick(s.config.motor, x.motor.velocity, s.dt) + kContactDistance;
+    box.min -= Vec3{reach, reach, reach};
+    box.max += Vec3{reach, reach, reach};
+    s.grid.query(box, s.player_candidates);
+    const PlayerWorld world(s, self, s.player_candidates);
     const MotorResult r = move_character(s.config.motor, world, self.pose.position, x.motor, x.input, s.dt);
 
     Entity& e = s.entities[i];  // s.sweep does not add or remove entities, so the reference holds

@@ -96,6 +96,7 @@ struct SimulationState {
 
   // Scratch, reused every tick so the tick does not allocate in steady state.
   std::vector<EntityId> near;
+  std::vector<EntityId> player_candidates;
   std::vector<std::pair<EntityId, EntityId>> pairs;
   std::vector<Entity> spawned;
   std::vector<EntityId> sleepers;
@@ -112,6 +113,10 @@ struct SimulationState {
   // or moving start_pose→pose when `moving_targets`).
   SweepHit sweep(const Entity& self, Vec3 from, Vec3 to, bool moving_targets, std::uint32_t skip_layers = 0,
                  EntityId ignore = kNoEntity);
+  // The same against the entities in `candidates` only (ascending ids, gathered once by the caller for
+  // several sweeps that all stay inside the box they were gathered for).
+  SweepHit sweep_among(const Entity& self, Vec3 from, Vec3 to, bool moving_targets, std::uint32_t skip_layers,
+                       EntityId ignore, std::span<const EntityId> candidates);
   // Level touch or entity touch → a Contact for the tracker.
   void record(const Entity& self, const SweepHit& hit, float time, float relative_speed);
 };

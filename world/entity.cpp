@@ -70,7 +70,8 @@ void compute_entity_bounds(Entity& entity) {
 
 Aabb world_box(const Entity& entity, const Pose& pose) {
   const Aabb& b = entity.local_box;
-  if (pose.yaw == 0.0f) {
+  // Players and projectiles look the same from every yaw: their box does not turn (and stays tight).
+  if (pose.yaw == 0.0f || (entity.model == nullptr && entity.shape.yaw_symmetric())) {
     return {b.min + pose.position, b.max + pose.position};
   }
   const float c = std::cos(pose.yaw);

@@ -56,6 +56,14 @@ inline constexpr float kContactDistance = 0.25f;
 // and never start their next sweep inside each other (it is far above GJK's tolerance).
 inline constexpr float kEntitySkin = kSurfaceBackoff;
 
+// Release builds check each entity against the level every this many ticks (see SimulationConfig).
+inline constexpr int kReleaseLevelCheckPeriod = 8;
+#ifdef NDEBUG
+inline constexpr int kDefaultLevelCheckPeriod = kReleaseLevelCheckPeriod;
+#else
+inline constexpr int kDefaultLevelCheckPeriod = 1;
+#endif
+
 struct SimulationConfig {
   int tick_rate = 64;  // Hz, 20..128
   MotorConfig motor;
@@ -68,7 +76,11 @@ struct SimulationConfig {
   float crate_gravity = 800;
   int sleep_ticks = 16;  // ticks at rest before a crate sleeps
   float history_seconds = 1;
-  bool check_invariants = true;      // every tick (tests, debug); false: only count what step 4 finds
+  // Entity pairs are checked every tick (the contact cascade runs on them anyway). Entities against the
+  // level: every tick in debug builds and tests (period 1); release builds check each entity every
+  // kReleaseLevelCheckPeriod ticks, round robin by id, and count what they find. 0 turns the level
+  // check off.
+  int level_check_period = kDefaultLevelCheckPeriod;
   bool measure_filter_time = false;  // Blow's table timing (costs a clock read per stage)
   float max_speed = 10000;           // any velocity beyond this is clamped and counted (absurd input)
 };

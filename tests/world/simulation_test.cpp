@@ -189,7 +189,9 @@ TEST(Simulation, AnEntityFoundInsideSolidIsPutBackAtTheNearestFreeSpot) {
   const std::unique_ptr<NavMesh> mesh = NavMesh::from_data(std::move(nav.data), &error);
   ASSERT_NE(mesh, nullptr) << error;
 
-  Simulation sim(built.tree, mesh.get(), {});
+  SimulationConfig config;
+  config.level_check_period = 1;  // tests check every entity every tick, in every build
+  Simulation sim(built.tree, mesh.get(), config);
   const EntityId stuck = sim.add_player({40, 0, 0}, 0);  // feet inside the pillar, 24 units from its face
   const EntityId free_player = sim.add_player({-300, 0, 0}, 0);
   sim.step();
@@ -340,6 +342,7 @@ TEST(Simulation, NothingOverlapsAfterAnyTickOfABusyMatch) {
   ASSERT_EQ(built.error, BspBuildError::kNone);
   SimulationConfig config;
   config.tick_rate = 64;
+  config.level_check_period = 1;
   Simulation sim(built.tree, nullptr, config);
   BusyMatch match;
   populate(sim, match, 16, 16);
@@ -364,7 +367,7 @@ TEST(Simulation, TenThousandTicksOfABusyMatchHashTheSameTwice) {
   BspBuildResult built = build_bsp(arena.level.brushes, {});
   SimulationConfig config;
   config.tick_rate = 128;
-  config.check_invariants = false;
+  config.level_check_period = kReleaseLevelCheckPeriod;
   std::vector<std::uint64_t> first;
   for (int run = 0; run < 2; ++run) {
     Simulation sim(built.tree, nullptr, config);

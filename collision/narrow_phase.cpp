@@ -1,4 +1,5 @@
-// Closed forms for round pairs, GJK (collision/gjk.hpp) for everything else.
+// Closed forms for round pairs and for cylinder–box (collision/prism_pair.hpp), GJK (collision/gjk.hpp)
+// for everything else.
 //
 // Every closed form reports its witnesses so that point_b − point_a = distance · normal, apart or
 // overlapping, and compares with a strict < 0 for overlap: touching at exactly distance 0 is contact,
@@ -9,6 +10,7 @@
 #include <cmath>
 
 #include "collision/gjk.hpp"
+#include "collision/prism_pair.hpp"
 
 namespace shiftcast {
 namespace {
@@ -18,11 +20,8 @@ struct Ball {
   double radius;
 };
 
-struct Cylinder {
-  Vec3d bottom;  // bottom-centre; upright, so yaw only moves this point
-  double radius;
-  double height;
-};
+// Upright, so yaw only moves the bottom-centre.
+using Cylinder = PosedCylinder;
 
 // The offset turns with yaw; a vertical (or zero) offset does not, and skipping the trigonometry for it
 // (players, most props) gives the same bits.
@@ -34,10 +33,6 @@ Vec3d posed_offset(const Shape& s, const Pose& p) {
 Ball posed_ball(const Shape& s, const Pose& p) {
   if (s.kind == ShapeKind::kPoint) return {to_double(p.position), 0.0};
   return {posed_offset(s, p), double(s.radius)};
-}
-
-Cylinder posed_cylinder(const Shape& s, const Pose& p) {
-  return {posed_offset(s, p), double(s.radius), double(s.height)};
 }
 
 ShapeDistance make(double distance, Vec3d normal, Vec3d point_a, Vec3d point_b) {
@@ -143,6 +138,89 @@ bool finite_pose(const Pose& p) {
 
 }  // namespace
 
+PosedCylinder posed_cylinder(const Shape& s, const Pose& p) {
+  return {posed_offset(s, p), double(s.radius), double(s.height)};
+}
+
+PosedBox posed_box(const Shape& s, const Pose& p) {
+  // Most props stand unturned: cos 0 and sin 0 are exactly 1 and 0, so skipping the call changes no bit.
+  if (p.yaw == 0) return {posed_offset(s, p), 1.0, 0.0, to_double(s.half_extents)};
+  const double yaw = p.yaw;
+  return {posed_offset(s, p), std::cos(yaw), std::sin(yaw), to_double(s.half_extents)};
+}
+
+// In the box's frame (origin at its centre, axes along its edges) the disc centre is c; the xy part is
+// the signed distance from c to the rectangle minus r, the z part the gap of the two intervals, each
+// with witnesses on both shapes, then combined as cylinder_cylinder combines its two axes.
+ShapeDistance cylinder_box_distance(const PosedCylinder& a, const PosedBox& b) {
+  const double rel_x = a.bottom.x - b.centre.x, rel_y = a.bottom.y - b.centre.y;
+  const double cx = b.cos_yaw * rel_x + b.sin_yaw * rel_y;
+  const double cy = -b.sin_yaw * rel_x + b.cos_yaw * rel_y;
+  const double hx = b.half_extents.x, hy = b.half_extents.y;
+  // q: the rectangle's point nearest to c. Each difference is taken directly, never from world points,
+  // so a centre just outside a face keeps an exact direction.
+  const double dx = std::clamp(cx, -hx, hx) - cx, dy = std::clamp(cy, -hy, hy) - cy;
+  const double outside = std::sqrt(dx * dx + dy * dy);
+  double gap_xy;  // signed distance from the disc to the rectangle (negative: overlap in xy)
+  double ux, uy;  // unit, from the disc towards the rectangle (box frame)
+  double ax, ay;  // the disc's witness (box frame)
+  double bx, by;  // the rectangle's witness (box frame)
+  double sx, sy;  // a point of both (closed) sets when gap_xy <= 0
+  if (outside > 0) {
+    ux = dx / outside, uy = dy / outside;
+    gap_xy = outside - a.radius;
+    ax = cx + ux * a.radius, ay = cy + uy * a.radius;
+    bx = cx + dx, by = cy + dy;
+    sx = bx, sy = by;  // q is in the rectangle, and in the disc once the gap is not positive
+  } else {
+    // The centre is in the closed rectangle: the nearest face is the way out, ties to the x faces (a
+    // fixed choice). The box moves away from the disc through the opposite face: u points inwards.
+    const double depth_x = hx - std::abs(cx), depth_y = hy - std::abs(cy);
+    const bool along_x = depth_x <= depth_y;
+    const double depth = along_x ? depth_x : depth_y;
+    const double fx = along_x ? (cx < 0 ? -1.0 : 1.0) : 0.0;  // outward face normal
+    const double fy = along_x ? 0.0 : (cy < 0 ? -1.0 : 1.0);
+    ux = -fx, uy = -fy;
+    gap_xy = -depth - a.radius;
+    ax = cx - fx * a.radius, ay = cy - fy * a.radius;
+    bx = cx + fx * depth, by = cy + fy * depth;
+    sx = cx, sy = cy;
+  }
+
+  const double a_top = a.bottom.z + a.height;
+  const double b_bottom = b.centre.z - b.half_extents.z, b_top = b.centre.z + b.half_extents.z;
+  const double gap_up = b_bottom - a_top;      // box above the cylinder
+  const double gap_down = a.bottom.z - b_top;  // box below the cylinder
+  const bool b_above = gap_up >= gap_down;
+  const double gap_z = b_above ? gap_up : gap_down;
+  const double vertical = b_above ? 1.0 : -1.0;
+  const double cap_a = b_above ? a_top : a.bottom.z, cap_b = b_above ? b_bottom : b_top;
+  const double z_mid = 0.5 * (std::max(a.bottom.z, b_bottom) + std::min(a_top, b_top));
+
+  // Back to world space: rotate the box-frame xy by the yaw, about the box's centre.
+  const auto world = [&](double x, double y, double z) {
+    return Vec3d{b.centre.x + b.cos_yaw * x - b.sin_yaw * y, b.centre.y + b.sin_yaw * x + b.cos_yaw * y, z};
+  };
+  const auto horizontal = [&](double x, double y) {
+    return Vec3d{b.cos_yaw * x - b.sin_yaw * y, b.sin_yaw * x + b.cos_yaw * y, 0};
+  };
+  const auto across_z = [&](double distance) {
+    return make(distance, Vec3d{0, 0, vertical}, world(sx, sy, cap_a), world(sx, sy, cap_b));
+  };
+  const auto across_xy = [&](double distance) {
+    return make(distance, horizontal(ux, uy), world(ax, ay, z_mid), world(bx, by, z_mid));
+  };
+  // Overlap: the shallower axis is the way out; ties go vertical (a player on a crate). Apart or touching
+  // across one axis while the other overlaps: that axis's gap is the distance; both exactly 0 (rim on an
+  // edge) is reported vertically like the overlap tie.
+  if (gap_xy < 0 && gap_z < 0) return -gap_z <= -gap_xy ? across_z(gap_z) : across_xy(gap_xy);
+  if (gap_z >= 0 && gap_xy <= 0) return across_z(gap_z);
+  if (gap_xy >= 0 && gap_z <= 0) return across_xy(gap_xy);
+  const double distance = std::sqrt(gap_xy * gap_xy + gap_z * gap_z);
+  const Vec3d n = (horizontal(ux, uy) * gap_xy + Vec3d{0, 0, vertical * gap_z}) * (1.0 / distance);
+  return make(distance, n, world(ax, ay, cap_a), world(bx, by, cap_b));
+}
+
 bool is_round(const Shape& shape) {
   return shape.kind == ShapeKind::kPoint || shape.kind == ShapeKind::kSphere ||
          shape.kind == ShapeKind::kCylinder;
@@ -158,6 +236,10 @@ ShapeDistance shape_distance(const Shape& a, const Pose& pose_a, const Shape& b,
     refused.status = QueryStatus::kInvalidShape;
     return refused;
   }
+  if (a.kind == ShapeKind::kCylinder && b.kind == ShapeKind::kBox)
+    return cylinder_box_distance(posed_cylinder(a, pose_a), posed_box(b, pose_b));
+  if (a.kind == ShapeKind::kBox && b.kind == ShapeKind::kCylinder)
+    return swapped(cylinder_box_distance(posed_cylinder(b, pose_b), posed_box(a, pose_a)));
   if (!is_round(a) || !is_round(b)) return gjk::shape_distance(a, pose_a, b, pose_b);
   const bool a_cylinder = a.kind == ShapeKind::kCylinder, b_cylinder = b.kind == ShapeKind::kCylinder;
   if (a_cylinder && b_cylinder)

@@ -12,6 +12,7 @@
 #include <array>
 #include <cmath>
 
+#include "collision/prism_pair.hpp"
 #include "collision/round_toi.hpp"
 
 namespace shiftcast {
@@ -205,14 +206,19 @@ Toi time_of_impact_with(ToiMethod method, const Shape& a, const Motion& motion_a
     return out;
   }
   const bool turning = turns(a, motion_a) || turns(b, motion_b);
-  if (!a.valid() || !b.valid() || (method == ToiMethod::kAnalytic && (!is_round(a) || !is_round(b))) ||
+  const bool cylinder_box = is_cylinder_box(a, b);
+  const bool analytic_pair = (is_round(a) && is_round(b)) || cylinder_box;
+  if (!a.valid() || !b.valid() || (method == ToiMethod::kAnalytic && !analytic_pair) ||
       (method != ToiMethod::kBisection && turning)) {
     out.status = QueryStatus::kInvalidShape;
     return out;
   }
   ToiOptions o = options;
   o.target_separation = std::max(0.0, o.target_separation);
-  if (method == ToiMethod::kAnalytic) return round_time_of_impact(a, motion_a, b, motion_b, o);
+  if (method == ToiMethod::kAnalytic) {
+    return cylinder_box ? cylinder_box_time_of_impact(a, motion_a, b, motion_b, o)
+                        : round_time_of_impact(a, motion_a, b, motion_b, o);
+  }
   const Mover ma = make_mover(a, motion_a), mb = make_mover(b, motion_b);
   return method == ToiMethod::kConservativeAdvancement ? advance(ma, mb, o) : bisect(ma, mb, o);
 }
@@ -220,9 +226,10 @@ Toi time_of_impact_with(ToiMethod method, const Shape& a, const Motion& motion_a
 Toi time_of_impact(const Shape& a, const Motion& motion_a, const Shape& b, const Motion& motion_b,
                    const ToiOptions& options) {
   const bool turning = turns(a, motion_a) || turns(b, motion_b);
-  const ToiMethod method = turning                      ? ToiMethod::kBisection
-                           : is_round(a) && is_round(b) ? ToiMethod::kAnalytic
-                                                        : ToiMethod::kConservativeAdvancement;
+  const bool analytic = (is_round(a) && is_round(b)) || is_cylinder_box(a, b);
+  const ToiMethod method = turning    ? ToiMethod::kBisection
+                           : analytic ? ToiMethod::kAnalytic
+                                      : ToiMethod::kConservativeAdvancement;
   return time_of_impact_with(method, a, motion_a, b, motion_b, options);
 }
 

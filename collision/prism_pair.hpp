@@ -1,0 +1,53 @@
+// Upright cylinder against a yawed box: the pair that dominates a match (players against crates), with a
+// closed form because both shapes are vertical prisms.
+//
+// The cylinder is disc(r) × [z, z + h], the box is rect(turned by its yaw) × [z_lo, z_hi]. The Minkowski
+// difference of two prisms is the prism (disc ⊖ rect) × (interval ⊖ interval), and the distance from the
+// origin to a product of convex sets splits into an xy part and a z part:
+//   gap_xy = (signed distance from the disc centre to the rectangle) − r   (negative: overlapping in xy)
+//   gap_z  = the gap between the two z intervals                            (negative: overlapping in z)
+//   apart:       distance = √(max(gap_xy, 0)² + max(gap_z, 0)²)
+//   overlapping: gap_xy < 0 and gap_z < 0 (strict: touching is not overlapping), depth = min(−gap_xy, −gap_z)
+// so the narrow phase needs no GJK for it, and the time of impact (both sets translating) needs no
+// conservative advancement: Newton's method on this exact, convex-in-t distance.
+#pragma once
+
+#include "collision/narrow_phase.hpp"
+#include "collision/time_of_impact.hpp"
+
+namespace shiftcast {
+
+struct PosedCylinder {
+  Vec3d bottom;  // bottom-centre in world space
+  double radius;
+  double height;
+};
+
+struct PosedBox {
+  Vec3d centre;  // world space
+  double cos_yaw;
+  double sin_yaw;
+  Vec3d half_extents;
+};
+
+PosedCylinder posed_cylinder(const Shape& cylinder, const Pose& pose);
+PosedBox posed_box(const Shape& box, const Pose& pose);
+
+// True when one shape is a cylinder and the other a box, in either order.
+inline bool is_cylinder_box(const Shape& a, const Shape& b) {
+  return (a.kind == ShapeKind::kCylinder && b.kind == ShapeKind::kBox) ||
+         (a.kind == ShapeKind::kBox && b.kind == ShapeKind::kCylinder);
+}
+
+// The closed form above, the cylinder as a (normal from the cylinder towards the box, witnesses with
+// point_b − point_a = distance · normal). Exact up to double rounding. (collision/narrow_phase.cpp)
+ShapeDistance cylinder_box_distance(const PosedCylinder& a, const PosedBox& b);
+
+// The analytic time of impact of a cylinder–box pair (either order) whose sets do not turn: the box's
+// yaw is constant and the cylinder's is constant or irrelevant (yaw_symmetric). Same contract as
+// round_time_of_impact (collision/round_toi.hpp): inputs already valid, method kAnalytic, steps = Newton
+// iterations. (collision/round_toi.cpp)
+Toi cylinder_box_time_of_impact(const Shape& a, const Motion& motion_a, const Shape& b,
+                                const Motion& motion_b, const ToiOptions& options);
+
+}  // namespace shiftcast

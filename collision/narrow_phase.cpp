@@ -138,7 +138,11 @@ bool finite_pose(const Pose& p) {
 
 }  // namespace
 
+// The prism part of cylinder_box_distance, without the sphere's margin.
+ShapeDistance prism_box_distance(const PosedCylinder& a, const PosedBox& b);
+
 PosedCylinder posed_cylinder(const Shape& s, const Pose& p) {
+  if (s.kind == ShapeKind::kSphere) return {posed_offset(s, p), 0.0, 0.0, double(s.radius)};
   return {posed_offset(s, p), double(s.radius), double(s.height)};
 }
 
@@ -153,6 +157,17 @@ PosedBox posed_box(const Shape& s, const Pose& p) {
 // the signed distance from c to the rectangle minus r, the z part the gap of the two intervals, each
 // with witnesses on both shapes, then combined as cylinder_cylinder combines its two axes.
 ShapeDistance cylinder_box_distance(const PosedCylinder& a, const PosedBox& b) {
+  ShapeDistance d = prism_box_distance(a, b);
+  if (a.margin > 0) {
+    // A sphere: its centre's distance less its radius, its witness on its surface towards the box.
+    d.distance -= a.margin;
+    d.overlapping = d.distance < 0;
+    d.point_a = d.point_a + d.normal * a.margin;
+  }
+  return d;
+}
+
+ShapeDistance prism_box_distance(const PosedCylinder& a, const PosedBox& b) {
   const double rel_x = a.bottom.x - b.centre.x, rel_y = a.bottom.y - b.centre.y;
   const double cx = b.cos_yaw * rel_x + b.sin_yaw * rel_y;
   const double cy = -b.sin_yaw * rel_x + b.cos_yaw * rel_y;
@@ -236,10 +251,11 @@ ShapeDistance shape_distance(const Shape& a, const Pose& pose_a, const Shape& b,
     refused.status = QueryStatus::kInvalidShape;
     return refused;
   }
-  if (a.kind == ShapeKind::kCylinder && b.kind == ShapeKind::kBox)
-    return cylinder_box_distance(posed_cylinder(a, pose_a), posed_box(b, pose_b));
-  if (a.kind == ShapeKind::kBox && b.kind == ShapeKind::kCylinder)
+  if (is_cylinder_box(a, b)) {
+    if (b.kind == ShapeKind::kBox)
+      return cylinder_box_distance(posed_cylinder(a, pose_a), posed_box(b, pose_b));
     return swapped(cylinder_box_distance(posed_cylinder(b, pose_b), posed_box(a, pose_a)));
+  }
   if (!is_round(a) || !is_round(b)) return gjk::shape_distance(a, pose_a, b, pose_b);
   const bool a_cylinder = a.kind == ShapeKind::kCylinder, b_cylinder = b.kind == ShapeKind::kCylinder;
   if (a_cylinder && b_cylinder)

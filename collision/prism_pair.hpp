@@ -10,6 +10,10 @@
 //   overlapping: gap_xy < 0 and gap_z < 0 (strict: touching is not overlapping), depth = min(−gap_xy, −gap_z)
 // so the narrow phase needs no GJK for it, and the time of impact (both sets translating) needs no
 // conservative advancement: Newton's method on this exact, convex-in-t distance.
+//
+// A sphere against a box (a projectile against a crate) is the same pair with a degenerate cylinder: its
+// centre is a cylinder of radius 0 and height 0, and the sphere is that point grown by its radius, so its
+// distance is the point's minus the radius (still convex in t along a line).
 #pragma once
 
 #include "collision/narrow_phase.hpp"
@@ -18,9 +22,10 @@
 namespace shiftcast {
 
 struct PosedCylinder {
-  Vec3d bottom;  // bottom-centre in world space
+  Vec3d bottom;  // bottom-centre in world space (a sphere: its centre)
   double radius;
   double height;
+  double margin = 0;  // a sphere: radius and height 0, grown by this (its radius)
 };
 
 struct PosedBox {
@@ -33,10 +38,12 @@ struct PosedBox {
 PosedCylinder posed_cylinder(const Shape& cylinder, const Pose& pose);
 PosedBox posed_box(const Shape& box, const Pose& pose);
 
-// True when one shape is a cylinder and the other a box, in either order.
+// True when one shape is a cylinder or a sphere and the other a box, in either order.
 inline bool is_cylinder_box(const Shape& a, const Shape& b) {
-  return (a.kind == ShapeKind::kCylinder && b.kind == ShapeKind::kBox) ||
-         (a.kind == ShapeKind::kBox && b.kind == ShapeKind::kCylinder);
+  const auto upright = [](const Shape& s) {
+    return s.kind == ShapeKind::kCylinder || s.kind == ShapeKind::kSphere;
+  };
+  return (upright(a) && b.kind == ShapeKind::kBox) || (a.kind == ShapeKind::kBox && upright(b));
 }
 
 // The closed form above, the cylinder as a (normal from the cylinder towards the box, witnesses with

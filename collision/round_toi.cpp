@@ -267,8 +267,8 @@ Toi cylinder_box_time_of_impact(const Shape& a, const Motion& motion_a, const Sh
                                 const Motion& motion_b, const ToiOptions& options) {
   Toi out;
   out.method = ToiMethod::kAnalytic;
-  // Work with the cylinder as `c`; flip the normal back at the end when the box is a.
-  const bool cylinder_first = a.kind == ShapeKind::kCylinder;
+  // Work with the cylinder (or sphere) as `c`; flip the normal back at the end when the box is a.
+  const bool cylinder_first = a.kind != ShapeKind::kBox;
   const Shape& cyl = cylinder_first ? a : b;
   const Shape& box = cylinder_first ? b : a;
   const Motion& motion_c = cylinder_first ? motion_a : motion_b;

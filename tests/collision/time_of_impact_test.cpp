@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -295,8 +297,10 @@ TEST(TimeOfImpact, ConservativeAdvancementMatchesDenseSampling) {
     c.b = random_convex(g, hulls);
     if (c.a.kind != ShapeKind::kBox && c.a.kind != ShapeKind::kHull) c.a = Shape::box({20, 2, 9});
     random_motions(g, c, 120, false, false);
-    // Cylinder–box pairs default to the analytic method (prism_pair_test.cpp): force the search here.
-    const bool cylinder_box = (c.a.kind == ShapeKind::kBox && c.b.kind == ShapeKind::kCylinder);
+    // Cylinder–box and sphere–box pairs default to the analytic method (prism_pair_test.cpp): force the
+    // search here.
+    const bool cylinder_box =
+        (c.a.kind == ShapeKind::kBox && (c.b.kind == ShapeKind::kCylinder || c.b.kind == ShapeKind::kSphere));
     const Toi toi = cylinder_box ? run(c, ToiMethod::kConservativeAdvancement) : run(c);
     ASSERT_EQ(toi.method, ToiMethod::kConservativeAdvancement);
     const Sampled s = sample(c, 400);
@@ -341,6 +345,8 @@ Motion line(Vec3 from, Vec3 to, float yaw = 0) {
   return {{from, yaw}, {to, yaw}};
 }
 
+const std::array<Vec3, 4> kTetrahedron{Vec3{0, 0, 0}, Vec3{8, 0, 0}, Vec3{0, 8, 0}, Vec3{0, 0, 8}};
+
 TEST(TimeOfImpact, MethodFollowsShapesAndTurning) {
   const Shape ball = Shape::sphere(4), player = Shape::cylinder(15, 56), crate = Shape::box({16, 16, 16});
   const Motion turn{{{0, 0, 0}, 0}, {{0, 0, 0}, 1}};
@@ -351,11 +357,13 @@ TEST(TimeOfImpact, MethodFollowsShapesAndTurning) {
   EXPECT_EQ(time_of_impact(Shape::sphere(4, {0, 0, 9}), turn, ball, far, {}).method, ToiMethod::kAnalytic);
   // An offset that swings with yaw is a turning shape.
   EXPECT_EQ(time_of_impact(Shape::sphere(4, {9, 0, 0}), turn, ball, far, {}).method, ToiMethod::kBisection);
-  EXPECT_EQ(time_of_impact(crate, line({}, {5, 0, 0}), ball, far, {}).method,
+  // A sphere or cylinder against a box that does not turn: the prism closed form (prism_pair.hpp).
+  EXPECT_EQ(time_of_impact(crate, line({}, {5, 0, 0}), ball, far, {}).method, ToiMethod::kAnalytic);
+  EXPECT_EQ(time_of_impact(crate, line({}, {5, 0, 0}), Shape::hull(kTetrahedron), far, {}).method,
             ToiMethod::kConservativeAdvancement);
   EXPECT_EQ(time_of_impact(crate, turn, ball, far, {}).method, ToiMethod::kBisection);
   // Forcing a method that cannot answer the pair is refused.
-  EXPECT_EQ(time_of_impact_with(ToiMethod::kAnalytic, crate, far, ball, far, {}).status,
+  EXPECT_EQ(time_of_impact_with(ToiMethod::kAnalytic, crate, far, Shape::hull(kTetrahedron), far, {}).status,
             QueryStatus::kInvalidShape);
   EXPECT_EQ(time_of_impact_with(ToiMethod::kConservativeAdvancement, crate, turn, ball, far, {}).status,
             QueryStatus::kInvalidShape);

@@ -6,10 +6,10 @@
 //   if (d.overlapping) ...                      // interiors intersect (d.distance is then <= 0)
 //   else if (d.distance <= kContactDistance)    // touching: d.normal and the witness points are the contact
 //
-// Sphere, cylinder and point pairs (any two of them), and an upright cylinder against a box turned about
-// z (both vertical prisms, so their Minkowski difference is one: collision/prism_pair.hpp), use closed
-// forms: distances are exact up to double rounding and depths are exact too. Every other pair (box, hull,
-// or a sphere or point against one of them)
+// Sphere, cylinder and point pairs (any two of them), and an upright cylinder or a sphere against a box
+// turned about z (vertical prisms, so their Minkowski difference is one; a sphere is a point-cylinder
+// grown by its radius: collision/prism_pair.hpp), use closed forms: distances are exact up to double
+// rounding and depths are exact too. Every other pair (box–box, hulls, a point against a box or hull)
 // runs GJK on the shapes' support functions (Shape::support, posed by collision/pose.hpp) in double: the
 // distance is exact to kGjkTolerance, and an overlap is reported when the Minkowski difference contains
 // the origin, with `distance` then -depth: never less deep than the truth (moving b by -distance along

@@ -13,9 +13,9 @@
 //     z), sphere–cylinder a rounded cylinder (quadratic side, linear caps, and the rim torus by
 //     safeguarded Newton on its closed-form distance). t is exact up to double rounding, then made
 //     earlier by the float rounding of the poses a caller builds from it (~1e-3 units at 4096), so those
-//     poses are never closer than the target (collision/round_toi.hpp). A cylinder against a box (the
-//     player against a crate) is analytic too: Newton on the exact prism distance, convex in t, from
-//     t = 0, so no step passes the contact (collision/prism_pair.hpp).
+//     poses are never closer than the target (collision/round_toi.hpp). A cylinder or sphere against a box
+//     (a player or a projectile against a crate) is analytic too: Newton on the exact prism distance, convex
+//     in t, from t = 0, so no step passes the contact (collision/prism_pair.hpp).
 //   - translation only, any convex pair: conservative advancement on shape_distance. For two translating
 //     convex shapes the distance is a convex function of t, so each step t += (d − target) / closing
 //     speed never overshoots, and a non-positive closing speed proves they never meet. Stops when the

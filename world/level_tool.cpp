@@ -42,10 +42,6 @@ namespace {
 using namespace shiftcast;
 using Clock = std::chrono::steady_clock;
 
-constexpr int kExitOk = 0;
-constexpr int kExitBadInput = 1;
-constexpr int kExitUsage = 2;
-
 constexpr const char* kUsage =
     "usage:\n"
     "  shiftcast-level import SRC -o OUT.level [--up y|z] [--scale S] [--thickness T]\n"

@@ -25,10 +25,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kExitOk = 0;
-constexpr int kExitBadInput = 1;
-constexpr int kExitUsage = 2;
-
 constexpr const char* kSimulateUsage =
     "usage: shiftcast-level simulate LEVEL [--players N] [--projectiles N] [--props N] [--tick-rate HZ]\n"
     "                                [--seconds S] [--seed N] [--scene match|landing] [--json FILE]\n"

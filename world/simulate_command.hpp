@@ -13,6 +13,11 @@
 
 namespace shiftcast {
 
+// The exit statuses of every shiftcast-level command, one set for all of them.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitBadInput = 1;  // a level, query file or scene that cannot be used
+inline constexpr int kExitUsage = 2;     // arguments that do not parse
+
 // argv as main() received it, with argv[1] == "simulate". Returns the process exit status.
 int run_simulate_command(int argc, char** argv);
 

@@ -36,15 +36,15 @@ void ContactTracker::touch(const Contact& contact) {
     c.normal = -c.normal;
   }
   const Key key{c.a, c.b, c.b == kNoEntity ? c.brush : kNoBrush};
-  auto [it, inserted] = current_.try_emplace(key, c);
-  if (!inserted && c.time < it->second.time) it->second = c;
+  auto [it, inserted] = current_.try_emplace(key, Entry{c});
+  if (!inserted && c.time < it->second.contact.time) it->second.contact = c;
 }
 
 void ContactTracker::keep_alive(std::span<const EntityId> sleeping) {
   if (sleeping.empty()) return;
   const auto asleep = [&](EntityId id) { return std::binary_search(sleeping.begin(), sleeping.end(), id); };
-  for (const auto& [key, contact] : previous_) {
-    if ((asleep(key.a) || asleep(key.b)) && current_.try_emplace(key, contact).second) silent_.push_back(key);
+  for (const auto& [key, entry] : previous_) {
+    if (asleep(key.a) || asleep(key.b)) current_.try_emplace(key, Entry{entry.contact, true});
   }
 }
 
@@ -56,21 +56,17 @@ void ContactTracker::forget(EntityId id) {
 
 void ContactTracker::finish(std::uint64_t tick, std::vector<Contact>& out) {
   out.clear();
-  // Sleeping touches carry over without a record: a crate asleep on the floor is not news every tick.
-  for (const Key& key : silent_) {
-    const auto it = current_.find(key);
-    if (it != current_.end()) it->second.phase = ContactPhase::kPersist;
-  }
-  for (auto& [key, contact] : current_) {
-    const bool silent = std::find(silent_.begin(), silent_.end(), key) != silent_.end();
-    if (silent) continue;
+  for (auto& [key, entry] : current_) {
+    // Sleeping touches carry over without a record: a crate asleep on the floor is not news every tick.
+    if (entry.silent) continue;
+    Contact& contact = entry.contact;
     contact.tick = tick;
     contact.phase = previous_.count(key) != 0 ? ContactPhase::kPersist : ContactPhase::kBegin;
     out.push_back(contact);
   }
-  for (const auto& [key, contact] : previous_) {
+  for (const auto& [key, entry] : previous_) {
     if (current_.count(key) != 0) continue;
-    Contact end = contact;
+    Contact end = entry.contact;
     end.tick = tick;
     end.time = 1;  // the touch ended at some time in the tick; reported at its end
     end.phase = ContactPhase::kEnd;
@@ -80,7 +76,6 @@ void ContactTracker::finish(std::uint64_t tick, std::vector<Contact>& out) {
   std::sort(out.begin(), out.end(), contact_before);
   previous_.swap(current_);
   current_.clear();
-  silent_.clear();
 }
 
 }  // namespace shiftcast

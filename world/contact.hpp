@@ -66,9 +66,12 @@ class ContactTracker {
   struct KeyHash {
     std::size_t operator()(const Key& k) const;
   };
-  std::unordered_map<Key, Contact, KeyHash> current_;
-  std::unordered_map<Key, Contact, KeyHash> previous_;
-  std::vector<Key> silent_;  // kept alive this tick (few: sleeping entities' touches)
+  struct Entry {
+    Contact contact;
+    bool silent = false;  // carried by keep_alive: kept, not reported
+  };
+  std::unordered_map<Key, Entry, KeyHash> current_;
+  std::unordered_map<Key, Entry, KeyHash> previous_;
 };
 
 }  // namespace shiftcast

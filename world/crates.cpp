@@ -42,7 +42,6 @@ void move_crates(SimulationState& s) {
       const float speed_into = -dot(e.velocity, h.normal);
       time += (1 - time) * float(h.t);
       s.record(e, h, time, speed_into);
-      if (Entity* other = s.find(h.entity); other != nullptr && other->asleep) other->asleep = false;
       const Vec3 remaining = (to - h.end);
       from = h.end;
       if (h.normal.z >= kFloorNormalZ || h.start_solid) {

@@ -68,16 +68,22 @@ SweepHit SimulationState::sweep_among(const Entity& self, Vec3 from, Vec3 to, bo
 }
 
 void SimulationState::record(const Entity& self, const SweepHit& hit, float time, float relative_speed) {
+  record_touch(self.id, hit.entity, hit.brush, hit.point, hit.normal, time, relative_speed);
+}
+
+void SimulationState::record_touch(EntityId mover, EntityId other, std::int32_t brush, Vec3 point,
+                                   Vec3 normal, float time, float relative_speed) {
   Contact c;
   c.time = time;
-  c.a = self.id;
-  c.b = hit.entity;
-  c.brush = hit.entity == kNoEntity ? hit.brush : kNoBrush;
-  c.point = hit.point;
-  c.normal = -hit.normal;  // from the mover towards what it touched
-  c.separation = kSurfaceBackoff;
+  c.a = mover;
+  c.b = other;
+  c.brush = other == kNoEntity ? brush : kNoBrush;
+  c.point = point;
+  c.normal = -normal;              // from the mover towards what it touched
+  c.separation = kSurfaceBackoff;  // every stop is backed off this far
   c.relative_speed = relative_speed;
   tracker.touch(c);
+  if (Entity* touched = find(other); touched != nullptr && touched->asleep) touched->asleep = false;
 }
 
 }  // namespace shiftcast

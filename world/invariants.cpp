@@ -60,7 +60,7 @@ bool replace(SimulationState& s, std::size_t index) {
     return true;
   }
   // The last pose this tick started from is the nearest known-good place, if nothing took it since.
-  std::array<Pose, 2> seeds{x.start_pose, e.pose};
+  std::array<Pose, 2> seeds{x.start_pose, {}};  // then the navmesh's nearest walkable point, if any
   int seed_count = 1;
   if (e.kind == EntityKind::kPlayer && s.nav_query) {
     if (const auto p = s.nav_query->nearest_point(e.pose.position)) {

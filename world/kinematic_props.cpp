@@ -12,11 +12,6 @@ namespace shiftcast {
 
 namespace {
 
-struct Moved {
-  std::size_t index;
-  Pose before;
-};
-
 bool is_pushable(const Entity& e) {
   return e.kind == EntityKind::kPlayer || (e.kind == EntityKind::kProp && e.motion == PropMotion::kCrate);
 }
@@ -25,8 +20,7 @@ bool is_pushable(const Entity& e) {
 
 void move_kinematic_props(SimulationState& s) {
   const double end_time = double(s.tick + 1) * double(s.dt);
-  std::vector<Moved> moved;
-  std::vector<EntityId> near;
+  std::vector<PushedEntity>& moved = s.pushed;
   for (std::size_t i = 0; i < s.entities.size(); ++i) {
     if (s.entities[i].motion != PropMotion::kKinematic) continue;
     const Pose before = s.entities[i].pose;
@@ -38,13 +32,13 @@ void move_kinematic_props(SimulationState& s) {
     const Vec3 reach{kContactDistance, kContactDistance, s.config.motor.ground_probe + kContactDistance};
     swept.min -= reach;
     swept.max += reach;
-    s.grid.query(swept, near);
+    s.grid.query(swept, s.mover_candidates);
 
     s.entities[i].pose = target;
     const Entity prop = s.entities[i];
     moved.clear();
     bool blocked = false;
-    for (EntityId id : near) {
+    for (EntityId id : s.mover_candidates) {
       const int j = s.index_of(id);
       if (j < 0 || std::size_t(j) == i) continue;
       Entity& other = s.entities[std::size_t(j)];
@@ -71,7 +65,7 @@ void move_kinematic_props(SimulationState& s) {
     }
     if (blocked) {
       s.entities[i].pose = before;
-      for (const Moved& m : moved)
+      for (const PushedEntity& m : moved)
         s.entities[m.index].pose = m.before;
       ++s.counters.blocked_movers;
       continue;
@@ -79,7 +73,7 @@ void move_kinematic_props(SimulationState& s) {
     s.entities[i].velocity = (target.position - before.position) * (1.0f / s.dt);
     s.entities[i].yaw_rate = (target.yaw - before.yaw) / s.dt;
     s.place_in_grid(s.entities[i], before);
-    for (const Moved& m : moved)
+    for (const PushedEntity& m : moved)
       s.place_in_grid(s.entities[m.index], m.before);
   }
 }

@@ -86,17 +86,8 @@ void move_players(SimulationState& s) {
     e.velocity = x.motor.velocity;
     for (int k = 0; k < r.touch_count; ++k) {
       const MotorTouch& touch = r.touches[std::size_t(k)];
-      Contact c;
-      c.time = touch.time;
-      c.a = e.id;
-      c.b = touch.entity;
-      c.brush = touch.entity == kNoEntity ? touch.brush : kNoBrush;
-      c.point = touch.position;
-      c.normal = -touch.normal;
-      c.separation = kSurfaceBackoff;  // every stop is backed off this far
-      c.relative_speed = touch.speed_into;
-      s.tracker.touch(c);
-      if (Entity* other = s.find(touch.entity); other != nullptr && other->asleep) other->asleep = false;
+      s.record_touch(e.id, touch.entity, touch.brush, touch.position, touch.normal, touch.time,
+                     touch.speed_into);
     }
     s.place_in_grid(e, x.start_pose);
 

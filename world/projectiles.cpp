@@ -15,13 +15,6 @@ namespace {
 // Projectiles this far outside the level's bounds have left the world for good.
 constexpr float kEscapeMargin = 4096;
 
-struct PendingHit {
-  double t;
-  EntityId id;
-  std::size_t index;
-  SweepHit hit;
-};
-
 }  // namespace
 
 void move_projectiles(SimulationState& s) {
@@ -29,7 +22,8 @@ void move_projectiles(SimulationState& s) {
   Aabb world = s.level.bounds();
   world.min -= Vec3{kEscapeMargin, kEscapeMargin, kEscapeMargin};
   world.max += Vec3{kEscapeMargin, kEscapeMargin, kEscapeMargin};
-  std::vector<PendingHit> hits;
+  std::vector<PendingHit>& hits = s.pending_hits;
+  hits.clear();
   for (std::size_t i = 0; i < s.entities.size(); ++i) {
     Entity& e = s.entities[i];
     EntityExtra& x = s.extras[i];
@@ -66,7 +60,6 @@ void move_projectiles(SimulationState& s) {
       closing += dot(other->velocity, p.hit.normal);
     }
     s.record(e, p.hit, float(p.t), closing);
-    if (Entity* other = s.find(p.hit.entity); other != nullptr && other->asleep) other->asleep = false;
     s.extras[p.index].dead = true;
     ++s.counters.projectile_hits;
     ++s.last_tick.projectile_hits;

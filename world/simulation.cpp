@@ -282,8 +282,7 @@ void Simulation::step() {
     }
     s.grid = Grid(Grid::derive_cell_size(largest));
     s.grid_sized = true;
-  }
-  if (s.tick == 0) {
+    // Entities added before the grid had its size wait for it here; later ones enter in add().
     for (const Entity& e : s.entities)
       s.place_in_grid(e, e.pose);
   }
@@ -389,33 +388,38 @@ std::uint64_t Simulation::state_hash() const {
   return fnv1a64(words.data(), words.size() * sizeof(std::uint32_t));
 }
 
+namespace {
+
+// The entities the grid finds within `radius` of the segment, copied for the world queries.
+std::vector<Entity> grid_candidates(const SimulationState& s, Vec3 from, Vec3 to, float radius) {
+  std::vector<EntityId> ids;
+  std::vector<Entity> candidates;
+  s.grid.query_sweep(from, to, radius, ids);
+  for (EntityId id : ids) {
+    const int i = s.index_of(id);
+    if (i >= 0) candidates.push_back(s.entities[std::size_t(i)]);
+  }
+  return candidates;
+}
+
+}  // namespace
+
 WorldHit Simulation::raycast(Vec3 origin, Vec3 direction, float max_distance,
                              const QueryFilter& filter) const {
   const SimulationState& s = *state_;
-  std::vector<EntityId> ids;
   std::vector<Entity> candidates;
   const float len = length(direction);
   if (len > 0 && std::isfinite(len) && std::isfinite(max_distance)) {
-    s.grid.query_sweep(origin, origin + direction * (max_distance / len), 0, ids);
-    for (EntityId id : ids) {
-      const int i = s.index_of(id);
-      if (i >= 0) candidates.push_back(s.entities[std::size_t(i)]);
-    }
+    candidates = grid_candidates(s, origin, origin + direction * (max_distance / len), 0);
   }
   return world_raycast(s.level, candidates, origin, direction, max_distance, filter);
 }
 
 WorldHit Simulation::sweep(const Shape& shape, Vec3 from, Vec3 to, const QueryFilter& filter) const {
   const SimulationState& s = *state_;
-  std::vector<EntityId> ids;
   std::vector<Entity> candidates;
-  if (is_finite(from) && is_finite(to) && shape.valid()) {
-    s.grid.query_sweep(from, to, shape.reach(), ids);
-    for (EntityId id : ids) {
-      const int i = s.index_of(id);
-      if (i >= 0) candidates.push_back(s.entities[std::size_t(i)]);
-    }
-  }
+  if (is_finite(from) && is_finite(to) && shape.valid())
+    candidates = grid_candidates(s, from, to, shape.reach());
   return world_sweep(s.level, candidates, shape, from, to, filter);
 }
 

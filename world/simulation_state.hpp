@@ -69,6 +69,21 @@ struct SweepHit {
   bool start_solid = false;
 };
 
+// A player or crate a kinematic prop carried or pushed this tick, and where it was before (to undo the
+// push when the prop turns out to be blocked).
+struct PushedEntity {
+  std::size_t index;
+  Pose before;
+};
+
+// A projectile's first hit, waiting to be resolved in time-of-impact order.
+struct PendingHit {
+  double t;
+  EntityId id;
+  std::size_t index;
+  SweepHit hit;
+};
+
 struct SimulationState {
   SimulationState(const BspTree& level, const NavMesh* navmesh, const SimulationConfig& config);
 
@@ -95,8 +110,11 @@ struct SimulationState {
   SpawnRefusal last_refusal = SpawnRefusal::kNone;
 
   // Scratch, reused every tick so the tick does not allocate in steady state.
-  std::vector<EntityId> near;
-  std::vector<EntityId> player_candidates;
+  std::vector<EntityId> near;               // SimulationState::sweep's candidates
+  std::vector<EntityId> player_candidates;  // one player's move
+  std::vector<EntityId> mover_candidates;   // one kinematic prop's swept box
+  std::vector<PushedEntity> pushed;
+  std::vector<PendingHit> pending_hits;
   std::vector<std::pair<EntityId, EntityId>> pairs;
   std::vector<Entity> spawned;
   std::vector<EntityId> sleepers;
@@ -119,6 +137,10 @@ struct SimulationState {
                        EntityId ignore, std::span<const EntityId> candidates);
   // Level touch or entity touch → a Contact for the tracker.
   void record(const Entity& self, const SweepHit& hit, float time, float relative_speed);
+  // The touch of a mover that stopped against `other` (kNoEntity: the level's `brush`) at `point`, with
+  // `normal` pointing back at the mover; wakes `other` if it sleeps (something touched it).
+  void record_touch(EntityId mover, EntityId other, std::int32_t brush, Vec3 point, Vec3 normal, float time,
+                    float relative_speed);
 };
 
 // The phases, in tick order.

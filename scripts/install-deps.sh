@@ -12,7 +12,7 @@ packages=(
   libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libbullet-dev libembree-dev
-  libsodium-dev
+  libsodium-dev libtomlplusplus-dev python3-flatbuffers curl
 )
 
 missing=()

@@ -1,0 +1,273 @@
+#include "protocol/client_session.hpp"
+
+#include <algorithm>
+
+#include "protocol/envelope.hpp"
+#include "protocol/handshake.hpp"
+#include "protocol/packet.hpp"
+
+namespace shiftcast {
+namespace {
+
+// Send times kept for commands the server has not acknowledged yet; older ones are forgotten (their
+// latency is beyond anything worth measuring, and the deque must not grow while the server is silent).
+constexpr std::size_t kMaxUnackedCommands = 256;
+
+bool handshaking(ClientState s) {
+  return s == ClientState::kSendingRequest || s == ClientState::kSendingResponse;
+}
+
+}  // namespace
+
+const char* to_string(ClientState state) {
+  switch (state) {
+    case ClientState::kSendingRequest:
+      return "sending_request";
+    case ClientState::kSendingResponse:
+      return "sending_response";
+    case ClientState::kConnected:
+      return "connected";
+    case ClientState::kDenied:
+      return "denied";
+    case ClientState::kDisconnected:
+      return "disconnected";
+    case ClientState::kTimedOut:
+      return "timed_out";
+  }
+  return "unknown";
+}
+
+ClientSession::ClientSession(ConnectToken token, const ClientSessionSettings& settings)
+    : token_(std::move(token)),
+      settings_(settings),
+      request_(build_connection_request(token_)),
+      receiver_(settings.max_buffered_events) {}
+
+const SnapshotState& ClientSession::world_state() const {
+  static const SnapshotState kEmpty;
+  return history_.empty() ? kEmpty : history_.rbegin()->second.state;
+}
+
+std::vector<std::vector<std::uint8_t>> ClientSession::poll(double now) {
+  std::vector<std::vector<std::uint8_t>> out;
+  if (handshaking(state_)) {
+    if (!started_) {
+      started_ = true;
+      handshake_deadline_ = now + settings_.handshake_timeout;
+      next_handshake_send_ = now;
+    }
+    if (now + settings_.unix_time_offset >= static_cast<double>(token_.expires_at)) {
+      state_ = ClientState::kTimedOut;
+      code_ = wire::ErrorCode::TokenExpired;
+      return out;
+    }
+    if (now >= handshake_deadline_) {
+      state_ = ClientState::kTimedOut;
+      code_ = wire::ErrorCode::Timeout;
+      return out;
+    }
+    if (now >= next_handshake_send_) {
+      out.push_back(state_ == ClientState::kSendingRequest ? request_ : response_);
+      next_handshake_send_ = now + kHandshakeResendInterval;
+      ++counters_.datagrams_out;
+    }
+    return out;
+  }
+  if (state_ != ClientState::kConnected) return out;
+  if (now >= last_received_ + settings_.timeout) {
+    state_ = ClientState::kTimedOut;
+    code_ = wire::ErrorCode::Timeout;
+    return out;
+  }
+  if (now >= last_sent_ + settings_.keepalive_interval) {
+    flatbuffers::FlatBufferBuilder fbb(64);
+    const auto body = wire::CreateKeepAlive(fbb, latest_snapshot_tick());
+    out.push_back(seal(fbb, wire::Message::KeepAlive, body.Union(), now));
+  }
+  return out;
+}
+
+wire::ErrorCode ClientSession::reject(wire::ErrorCode code) {
+  ++counters_.rejected[static_cast<std::size_t>(code)];
+  return code;
+}
+
+wire::ErrorCode ClientSession::on_datagram(std::span<const std::uint8_t> datagram, double now) {
+  ++counters_.datagrams_in;
+  const EnvelopeView view = verify_envelope(datagram, kMaxDatagramBytes);
+  if (view.error != wire::ErrorCode::Ok) return reject(view.error);
+  const wire::Envelope& envelope = *view.envelope;
+  switch (envelope.message_type()) {
+    case wire::Message::ConnectionChallenge: {
+      // A late challenge for an earlier request changes nothing once we answer one.
+      if (state_ == ClientState::kSendingResponse) return wire::ErrorCode::Ok;
+      if (state_ != ClientState::kSendingRequest) return reject(wire::ErrorCode::UnexpectedMessage);
+      auto response = build_challenge_response(token_, *envelope.message_as_ConnectionChallenge());
+      if (!response) return reject(wire::ErrorCode::ChallengeInvalid);
+      response_ = std::move(*response);
+      state_ = ClientState::kSendingResponse;
+      next_handshake_send_ = now;  // answer at the next poll, not a resend interval later
+      return wire::ErrorCode::Ok;
+    }
+    case wire::Message::ConnectionDenied:
+      // Unauthenticated by design (the server has no key to sign it with yet); only honoured while
+      // nothing authentic has come, so a spoofed one cannot end a connection.
+      if (!handshaking(state_)) return reject(wire::ErrorCode::UnexpectedMessage);
+      state_ = ClientState::kDenied;
+      code_ = envelope.message_as_ConnectionDenied()->code();
+      return wire::ErrorCode::Ok;
+    case wire::Message::Packet:
+      if (state_ != ClientState::kSendingResponse && state_ != ClientState::kConnected) {
+        return reject(wire::ErrorCode::UnexpectedMessage);
+      }
+      return on_packet(*envelope.message_as_Packet(), now);
+    default:
+      return reject(wire::ErrorCode::UnexpectedMessage);
+  }
+}
+
+wire::ErrorCode ClientSession::on_packet(const wire::Packet& packet, double now) {
+  if (packet.match_id() != token_.match_id || packet.client_id() != token_.client_id) {
+    return reject(wire::ErrorCode::UnknownConnection);
+  }
+  const OpenedPacket opened = open_packet(packet, Direction::kServerToClient, token_.server_to_client);
+  if (opened.error != wire::ErrorCode::Ok) return reject(opened.error);
+  const std::uint64_t sequence = opened.header.sequence;
+  if (!replay_.accept(sequence)) return reject(wire::ErrorCode::DuplicatePacket);
+  sent_.on_ack(opened.header.ack, opened.header.ack_bits);
+  last_received_ = now;
+  if (state_ == ClientState::kSendingResponse) {
+    state_ = ClientState::kConnected;
+    last_sent_ = now;  // the handshake just spoke for us; the first keep-alive is due an interval later
+  }
+
+  const wire::Envelope& inner = *opened.inner_envelope();
+  wire::ErrorCode error = wire::ErrorCode::Ok;
+  bool use = true;
+  switch (inner.message_type()) {
+    case wire::Message::ServerFrame:
+      use = on_server_frame(*inner.message_as_ServerFrame(), now, error);
+      break;
+    case wire::Message::KeepAlive:
+      break;
+    case wire::Message::Disconnect:
+      state_ = ClientState::kDisconnected;
+      code_ = inner.message_as_Disconnect()->code();
+      break;
+    default:
+      use = false;
+      error = wire::ErrorCode::UnexpectedMessage;
+      break;
+  }
+  if (use) {
+    applied_.accept(sequence);
+    ++counters_.packets_accepted;
+  }
+  return error == wire::ErrorCode::Ok ? error : reject(error);
+}
+
+bool ClientSession::on_server_frame(const wire::ServerFrame& frame, double now, wire::ErrorCode& error) {
+  on_input_ack(frame.input_ack(), now);
+  if (const auto* events = frame.events()) {
+    receiver_.receive({reinterpret_cast<const wire::ContactEvent*>(events->Data()), events->size()});
+  }
+  const wire::Snapshot* snapshot = frame.snapshot();
+  if (snapshot == nullptr) return true;
+  ++counters_.snapshots_received;
+  const std::uint64_t tick = snapshot->tick();
+  const std::uint64_t baseline_tick = snapshot->baseline_tick();
+  if (tick == 0 || baseline_tick >= tick) {
+    error = wire::ErrorCode::Malformed;
+    return false;
+  }
+  if (history_.contains(tick)) return true;  // the same snapshot again: already held
+
+  static const SnapshotState kEmpty;
+  const SnapshotState* baseline = &kEmpty;
+  if (baseline_tick != 0) {
+    const auto it = history_.find(baseline_tick);
+    if (it == history_.end()) {
+      // Not acknowledged either, so the server moves on to a baseline we hold.
+      ++counters_.snapshots_skipped;
+      return false;
+    }
+    baseline = &it->second.state;
+  }
+  AppliedDelta applied = apply_delta(*baseline, *snapshot);
+  if (applied.error != wire::ErrorCode::Ok) {
+    error = applied.error;
+    return false;
+  }
+  if (!snapshot->complete()) ++counters_.snapshots_incomplete;
+  if (tick > latest_snapshot_tick()) own_entity_ = snapshot->own_entity();
+  history_[tick] = HeldSnapshot{std::move(applied.state), snapshot->complete()};
+  while (history_.size() > kSnapshotHistory)
+    history_.erase(history_.begin());
+  return true;
+}
+
+void ClientSession::on_input_ack(std::uint64_t input_ack, double now) {
+  // Never beyond what we sent: a confused server must not make us report latencies for the future.
+  const std::uint64_t ack = std::min(input_ack, command_sequence_);
+  if (ack <= input_ack_) return;
+  input_ack_ = ack;
+  while (!unacked_commands_.empty() && unacked_commands_.front().sequence <= ack) {
+    const SentCommand& c = unacked_commands_.front();
+    command_acks_.push_back({c.sequence, c.sent_at, now});
+    unacked_commands_.pop_front();
+  }
+}
+
+std::vector<CommandAck> ClientSession::take_command_acks() {
+  std::vector<CommandAck> out;
+  out.swap(command_acks_);
+  return out;
+}
+
+std::vector<std::uint8_t> ClientSession::seal(flatbuffers::FlatBufferBuilder& fbb, wire::Message type,
+                                              flatbuffers::Offset<void> body, double now) {
+  finish_envelope(fbb, type, body);
+  PacketHeader header{token_.match_id, token_.client_id, sent_.take_sequence(), applied_.ack(),
+                      applied_.ack_bits()};
+  sent_.sent(header.sequence);
+  last_sent_ = now;
+  ++counters_.datagrams_out;
+  return seal_packet(header, Direction::kClientToServer, token_.client_to_server,
+                     {fbb.GetBufferPointer(), fbb.GetSize()});
+}
+
+std::vector<std::uint8_t> ClientSession::send_command(const PlayerInput& input, double view_tick,
+                                                      double now) {
+  if (state_ != ClientState::kConnected) return {};
+  const std::uint64_t sequence = ++command_sequence_;
+  recent_commands_.push_front(wire::InputCommand(sequence, view_tick, input.forward, input.right, input.yaw,
+                                                 input.pitch, input.buttons));
+  while (recent_commands_.size() > static_cast<std::size_t>(kCommandsPerFrame))
+    recent_commands_.pop_back();
+  unacked_commands_.push_back({sequence, now});
+  while (unacked_commands_.size() > kMaxUnackedCommands)
+    unacked_commands_.pop_front();
+
+  const std::vector<wire::InputCommand> commands(recent_commands_.begin(), recent_commands_.end());
+  flatbuffers::FlatBufferBuilder fbb(256);
+  const auto commands_offset = fbb.CreateVectorOfStructs(commands.data(), commands.size());
+  const auto body = wire::CreateClientFrame(fbb, commands_offset, receiver_.events_received());
+  return seal(fbb, wire::Message::ClientFrame, body.Union(), now);
+}
+
+std::vector<std::uint8_t> ClientSession::disconnect(double now) {
+  std::vector<std::uint8_t> out;
+  // After our response the server may already hold a connection: tell it too.
+  if (state_ == ClientState::kConnected || state_ == ClientState::kSendingResponse) {
+    flatbuffers::FlatBufferBuilder fbb(64);
+    const auto body = wire::CreateDisconnect(fbb, wire::ErrorCode::ClientDisconnected);
+    out = seal(fbb, wire::Message::Disconnect, body.Union(), now);
+  }
+  if (handshaking(state_) || state_ == ClientState::kConnected) {
+    state_ = ClientState::kDisconnected;
+    code_ = wire::ErrorCode::ClientDisconnected;
+  }
+  return out;
+}
+
+}  // namespace shiftcast

@@ -1,0 +1,151 @@
+// ClientSession: the client end of the UDP match channel, without sockets. It runs the handshake
+// (ConnectionRequest until a challenge, ChallengeResponse until the first connected packet), then seals
+// ClientFrames and keep-alives, and opens the server's packets: snapshots rebuilt against the baselines
+// it holds, contact events delivered once and in order, the newest command the server received.
+// Time is a parameter: `now` is any clock in seconds (unix time plus settings.unix_time_offset).
+//
+//   ClientSession s(token, settings);
+//   for (auto& d : s.poll(now)) socket.send(d);                 // often: resends, keep-alives, timeouts
+//   s.on_datagram(received, now);                               // every datagram from the server
+//   if (s.state() == ClientState::kConnected) socket.send(s.send_command(input, view_tick, now));
+//   for (const auto& e : s.take_events()) ...;   s.world_state();   s.take_command_acks();
+//
+// Everything inbound is verified; what is malformed or does not authenticate is counted by ErrorCode
+// and ignored, never fatal. A snapshot is acknowledged to the server only once it was applied, so the
+// server never encodes against a state this client does not hold.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <span>
+#include <vector>
+
+#include "protocol/connect_token.hpp"
+#include "protocol/reliable_events.hpp"
+#include "protocol/sequence_window.hpp"
+#include "protocol/snapshot_delta.hpp"
+#include "protocol/wire_constants.hpp"
+#include "shiftcast_generated.h"
+#include "world/player_input.hpp"
+
+namespace shiftcast {
+
+// How often a handshake datagram is resent while no answer came.
+inline constexpr double kHandshakeResendInterval = 0.1;
+inline constexpr std::size_t kErrorCodeCount = static_cast<std::size_t>(wire::ErrorCode::MAX) + 1;
+using ErrorCounters = std::array<std::uint64_t, kErrorCodeCount>;
+
+enum class ClientState : std::uint8_t {
+  kSendingRequest,
+  kSendingResponse,
+  kConnected,
+  kDenied,        // code(): the server's ConnectionDenied reason
+  kDisconnected,  // code(): ClientDisconnected (we left) or the server's Disconnect reason
+  kTimedOut,      // code(): Timeout, or TokenExpired when the token ran out during the handshake
+};
+const char* to_string(ClientState state);
+
+struct ClientSessionSettings {
+  double timeout = 5.0;                    // connected: nothing authentic from the server for this long
+  double handshake_timeout = 5.0;          // from the first poll to the first connected packet
+  double keepalive_interval = 0.1;         // connected: a keep-alive after this long without sending
+  double unix_time_offset = 0;             // unix seconds = now + offset (token expiry)
+  std::size_t max_buffered_events = 1024;  // contact events held ahead of a gap
+};
+
+struct ClientCounters {
+  std::uint64_t datagrams_in = 0;
+  std::uint64_t packets_accepted = 0;  // authentic, new, and well formed
+  std::uint64_t datagrams_out = 0;
+  std::uint64_t snapshots_received = 0;
+  std::uint64_t snapshots_skipped = 0;     // baseline no longer (or never) held
+  std::uint64_t snapshots_incomplete = 0;  // applied, but the server had more changes than room
+  ErrorCounters rejected{};                // by ErrorCode: why a datagram was ignored
+};
+
+// When the server first reported (ServerFrame.input_ack) a command: the round trip of player input.
+struct CommandAck {
+  std::uint64_t sequence = 0;
+  double sent_at = 0;
+  double acked_at = 0;
+};
+
+class ClientSession {
+ public:
+  ClientSession(ConnectToken token, const ClientSessionSettings& settings);
+
+  // Handshake resends, keep-alives, and the timeouts (which change state() and return nothing).
+  std::vector<std::vector<std::uint8_t>> poll(double now);
+  // Ok, or why the datagram was ignored (also counted in counters().rejected).
+  wire::ErrorCode on_datagram(std::span<const std::uint8_t> datagram, double now);
+  // One command per client tick (sequence from 1): the ClientFrame with it and the two before it, and
+  // the contact events acknowledgement. Empty unless connected.
+  std::vector<std::uint8_t> send_command(const PlayerInput& input, double view_tick, double now);
+  // The goodbye once a connection may exist (empty before our challenge response); the session is over
+  // after. Send it a few times: the server takes the first copy and refuses the rest as DuplicatePacket.
+  std::vector<std::uint8_t> disconnect(double now);
+
+  ClientState state() const { return state_; }
+  wire::ErrorCode code() const { return code_; }
+  std::uint32_t own_entity() const { return own_entity_; }
+  // The newest snapshot held (by tick): its state, tick (0: none yet), and whether it was complete
+  // (then it equals the server's world at that tick, quantized).
+  const SnapshotState& world_state() const;
+  std::uint64_t latest_snapshot_tick() const { return history_.empty() ? 0 : history_.rbegin()->first; }
+  bool latest_snapshot_complete() const { return !history_.empty() && history_.rbegin()->second.complete; }
+  std::vector<wire::ContactEvent> take_events() { return receiver_.take(); }
+  std::vector<CommandAck> take_command_acks();
+  std::uint64_t input_ack() const { return input_ack_; }
+  std::uint64_t last_command_sequence() const { return command_sequence_; }
+  const ClientCounters& counters() const { return counters_; }
+  const ReceiverCounters& event_counters() const { return receiver_.counters(); }
+  const ConnectToken& token() const { return token_; }
+
+ private:
+  struct HeldSnapshot {
+    SnapshotState state;
+    bool complete = true;
+  };
+  struct SentCommand {
+    std::uint64_t sequence;
+    double sent_at;
+  };
+
+  wire::ErrorCode reject(wire::ErrorCode code);
+  wire::ErrorCode on_packet(const wire::Packet& packet, double now);
+  // True when the frame's snapshot (if any) is now held, so the packet may be acknowledged.
+  bool on_server_frame(const wire::ServerFrame& frame, double now, wire::ErrorCode& error);
+  void on_input_ack(std::uint64_t input_ack, double now);
+  std::vector<std::uint8_t> seal(flatbuffers::FlatBufferBuilder& fbb, wire::Message type,
+                                 flatbuffers::Offset<void> body, double now);
+
+  ConnectToken token_;
+  ClientSessionSettings settings_;
+  ClientState state_ = ClientState::kSendingRequest;
+  wire::ErrorCode code_ = wire::ErrorCode::Ok;
+  std::vector<std::uint8_t> request_;
+  std::vector<std::uint8_t> response_;
+  bool started_ = false;
+  double handshake_deadline_ = 0;
+  double next_handshake_send_ = 0;
+  double last_received_ = 0;
+  double last_sent_ = 0;
+
+  ReceiveWindow replay_;                           // every authentic packet: refuses replays
+  ReceiveWindow applied_;                          // the packets whose content was used: what we acknowledge
+  AckTracker sent_;                                // our packet sequences
+  std::map<std::uint64_t, HeldSnapshot> history_;  // by tick, the newest kSnapshotHistory
+  std::uint32_t own_entity_ = 0;
+  ReliableEventReceiver receiver_;
+
+  std::uint64_t command_sequence_ = 0;
+  std::deque<wire::InputCommand> recent_commands_;  // newest first, kCommandsPerFrame
+  std::deque<SentCommand> unacked_commands_;        // ascending, bounded
+  std::vector<CommandAck> command_acks_;
+  std::uint64_t input_ack_ = 0;
+  ClientCounters counters_;
+};
+
+}  // namespace shiftcast

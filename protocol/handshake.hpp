@@ -1,0 +1,60 @@
+// The challenge round trip between a ConnectionRequest and a connection. The server keeps no state for
+// it: everything it must remember travels inside a ChallengeToken sealed under a per-process challenge
+// key, inside a ConnectionChallenge sealed under the token's server-to-client key (so only the holder of
+// the connect token can answer it).
+//
+//   server: ChallengeReply r = make_challenge(keys, opened_token, "10.0.0.7:5000", nonce);  // r.datagram
+//   client: auto response = build_challenge_response(token, *challenge);                    // padded
+//   server: AcceptedChallenge a = open_challenge_response(keys, *response_msg, "10.0.0.7:5000", now);
+//           if (a.error == Ok && !replay_cache.spend(a.token_mac)) ...   // then connect a.client_id
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "protocol/connect_token.hpp"
+
+namespace shiftcast {
+
+struct ServerKeys {
+  Key token_key{};      // shared with whoever issues connect tokens (the admin RPC)
+  Key challenge_key{};  // random per process: challenges die with it
+};
+
+// The ConnectionChallenge datagram for an opened, valid token. Deterministic given the nonces. The
+// ChallengeToken is sealed under keys.challenge_key with AD token_associated_data(match, client, 0) (a
+// ChallengeResponse carries no expiry to rebuild it from; the expiry is inside), the blob
+// inner_nonce || that under the token's server-to-client key with the token's full associated data.
+// docs/protocol.md, "The challenge blob", has the byte layout.
+std::vector<std::uint8_t> make_challenge(const ServerKeys& keys, const OpenedToken& token,
+                                         std::string_view client_address, const TokenNonce& outer_nonce,
+                                         const TokenNonce& inner_nonce);
+
+// Client side: opens the challenge with the token's server-to-client key and echoes the inner blob,
+// padded to kMinRequestBytes. Nothing when the challenge does not authenticate or names another
+// match or client.
+std::optional<std::vector<std::uint8_t>> build_challenge_response(const ConnectToken& token,
+                                                                  const wire::ConnectionChallenge& challenge);
+
+struct AcceptedChallenge {
+  wire::ErrorCode error = wire::ErrorCode::Ok;  // ChallengeInvalid, TokenExpired
+  std::uint32_t match_id = 0;
+  std::uint64_t client_id = 0;
+  std::uint64_t expires_at = 0;
+  Key client_to_server{};
+  Key server_to_client{};
+  std::array<std::uint8_t, kMacBytes> token_mac{};
+};
+
+// ChallengeInvalid when the blob does not open under the challenge key, names another match or client
+// than the response's header, or came from another address than the request; TokenExpired after the
+// connect token's expiry.
+AcceptedChallenge open_challenge_response(const ServerKeys& keys, const wire::ChallengeResponse& response,
+                                          std::string_view client_address, std::uint64_t now_unix);
+
+// The ConnectionDenied datagram (a few dozen bytes).
+std::vector<std::uint8_t> build_denied(wire::ErrorCode code);
+
+}  // namespace shiftcast

@@ -1,0 +1,55 @@
+#include "protocol/rpc_frame.hpp"
+
+namespace shiftcast {
+namespace {
+
+// The strictest alignment of any FlatBuffers scalar (u64, double). Vector storage from operator new is
+// at least this aligned.
+constexpr std::uintptr_t kFrameAlignment = 8;
+static_assert(__STDCPP_DEFAULT_NEW_ALIGNMENT__ >= kFrameAlignment);
+
+}  // namespace
+
+void append_frame(std::vector<std::uint8_t>& out, std::span<const std::uint8_t> payload) {
+  const auto length = static_cast<std::uint32_t>(payload.size());
+  for (std::size_t i = 0; i < kRpcPrefixBytes; ++i)
+    out.push_back(static_cast<std::uint8_t>(length >> (8 * i)));
+  out.insert(out.end(), payload.begin(), payload.end());
+}
+
+void FrameReader::feed(std::span<const std::uint8_t> bytes) {
+  if (error_ != wire::ErrorCode::Ok) return;
+  // Frames already handed out are dead once the caller feeds again (the contract of next()), so the
+  // consumed prefix goes now: the buffer holds at most one partial frame plus what this feed brings.
+  if (read_ > 0) {
+    buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(read_));
+    read_ = 0;
+  }
+  buffer_.insert(buffer_.end(), bytes.begin(), bytes.end());
+}
+
+std::optional<std::span<const std::uint8_t>> FrameReader::next() {
+  if (error_ != wire::ErrorCode::Ok) return std::nullopt;
+  const std::size_t available = buffer_.size() - read_;
+  if (available < kRpcPrefixBytes) return std::nullopt;
+  std::size_t length = 0;
+  for (std::size_t i = 0; i < kRpcPrefixBytes; ++i)
+    length |= std::size_t{buffer_[read_ + i]} << (8 * i);
+  // Judged on the prefix alone, before the payload arrives: a peer announcing a huge frame is cut off
+  // without the server buffering any of it.
+  if (length == 0 || length > max_) {
+    error_ = length == 0 ? wire::ErrorCode::Malformed : wire::ErrorCode::TooLarge;
+    buffer_.clear();
+    buffer_.shrink_to_fit();
+    read_ = 0;
+    return std::nullopt;
+  }
+  if (available - kRpcPrefixBytes < length) return std::nullopt;
+  const std::uint8_t* payload = buffer_.data() + read_ + kRpcPrefixBytes;
+  read_ += kRpcPrefixBytes + length;
+  if (reinterpret_cast<std::uintptr_t>(payload) % kFrameAlignment == 0) return std::span{payload, length};
+  aligned_.assign(payload, payload + length);
+  return std::span<const std::uint8_t>{aligned_};
+}
+
+}  // namespace shiftcast

@@ -1,0 +1,186 @@
+#include "protocol/snapshot_delta.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numbers>
+
+namespace shiftcast {
+namespace {
+
+constexpr double kQuantaPerUnit = 1.0 / static_cast<double>(kPositionQuantum);
+constexpr double kYawStepsPerTurn = 65536.0;
+constexpr double kTwoPi = 2.0 * std::numbers::pi;
+
+// Both inputs trusted (ascending, disjoint): baseline with `changed` replacing or adding entries and
+// `removed` deleting them.
+SnapshotState merge(std::span<const wire::EntityState> baseline, std::span<const wire::EntityState> changed,
+                    std::span<const std::uint32_t> removed) {
+  SnapshotState out;
+  out.reserve(baseline.size() + changed.size());
+  std::size_t i = 0, j = 0, k = 0;
+  while (i < baseline.size() || j < changed.size()) {
+    if (j == changed.size() || (i < baseline.size() && baseline[i].id() < changed[j].id())) {
+      const std::uint32_t id = baseline[i].id();
+      while (k < removed.size() && removed[k] < id)
+        ++k;
+      if (k == removed.size() || removed[k] != id) out.push_back(baseline[i]);
+      ++i;
+    } else {
+      if (i < baseline.size() && baseline[i].id() == changed[j].id()) ++i;
+      out.push_back(changed[j]);
+      ++j;
+    }
+  }
+  return out;
+}
+
+template <typename T, typename Id>
+bool strictly_ascending(std::span<const T> items, Id id) {
+  for (std::size_t i = 1; i < items.size(); ++i) {
+    if (!(id(items[i - 1]) < id(items[i]))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::int32_t quantize_coordinate(float value) {
+  if (std::isnan(value)) return 0;
+  // value * 16 is exact in double, so the only rounding is the one to the nearest quantum.
+  const double quanta = std::round(static_cast<double>(value) * kQuantaPerUnit);
+  constexpr double kLow = std::numeric_limits<std::int32_t>::min();
+  constexpr double kHigh = std::numeric_limits<std::int32_t>::max();
+  return static_cast<std::int32_t>(std::clamp(quanta, kLow, kHigh));
+}
+
+float dequantize_coordinate(std::int32_t quanta) {
+  return static_cast<float>(static_cast<double>(quanta) / kQuantaPerUnit);
+}
+
+wire::QuantizedVec quantize_position(const wire::Vec3f& position) {
+  return {quantize_coordinate(position.x()), quantize_coordinate(position.y()),
+          quantize_coordinate(position.z())};
+}
+
+wire::Vec3f dequantize_position(const wire::QuantizedVec& position) {
+  return {dequantize_coordinate(position.x()), dequantize_coordinate(position.y()),
+          dequantize_coordinate(position.z())};
+}
+
+std::uint16_t quantize_yaw(float yaw) {
+  if (!std::isfinite(yaw)) return 0;
+  // Reduce to a turn first so the rounding below works on small numbers whatever the input.
+  const double turns = std::remainder(static_cast<double>(yaw), kTwoPi) / kTwoPi;
+  const auto steps = static_cast<std::int64_t>(std::round(turns * kYawStepsPerTurn));
+  return static_cast<std::uint16_t>(static_cast<std::uint64_t>(steps));  // wraps modulo 65536
+}
+
+float dequantize_yaw(std::uint16_t yaw) {
+  return static_cast<float>(yaw * (kTwoPi / kYawStepsPerTurn));
+}
+
+bool same_entity_state(const wire::EntityState& a, const wire::EntityState& b) {
+  static_assert(sizeof(wire::EntityState) == 20, "EntityState has no padding: compare its bytes");
+  return std::memcmp(&a, &b, sizeof(wire::EntityState)) == 0;
+}
+
+SnapshotDelta encode_delta(std::span<const wire::EntityState> baseline,
+                           std::span<const wire::EntityState> world, const DeltaPriority& priority,
+                           std::size_t byte_budget) {
+  std::vector<wire::EntityState> candidates;
+  std::vector<std::uint32_t> gone;
+  std::size_t i = 0, j = 0;
+  while (i < baseline.size() || j < world.size()) {
+    if (j == world.size() || (i < baseline.size() && baseline[i].id() < world[j].id())) {
+      gone.push_back(baseline[i++].id());
+    } else if (i == baseline.size() || world[j].id() < baseline[i].id()) {
+      candidates.push_back(world[j++]);
+    } else {
+      if (!same_entity_state(baseline[i], world[j])) candidates.push_back(world[j]);
+      ++i;
+      ++j;
+    }
+  }
+
+  SnapshotDelta delta;
+  std::size_t budget = byte_budget;
+  const std::size_t removed_count = std::min(gone.size(), budget / kRemovedIdBytes);
+  delta.removed.assign(gone.begin(), gone.begin() + static_cast<std::ptrdiff_t>(removed_count));
+  budget -= removed_count * kRemovedIdBytes;
+  const std::size_t changed_count = std::min(candidates.size(), budget / kEntityStateBytes);
+  delta.complete = removed_count == gone.size() && changed_count == candidates.size();
+
+  if (changed_count < candidates.size()) {
+    struct Ranked {
+      bool other;  // not the client's own entity
+      double distance_squared;
+      std::uint32_t id;
+      std::size_t index;
+      bool operator<(const Ranked& r) const {
+        if (other != r.other) return !other;
+        if (distance_squared != r.distance_squared) return distance_squared < r.distance_squared;
+        return id < r.id;
+      }
+    };
+    std::vector<Ranked> ranked;
+    ranked.reserve(candidates.size());
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+      const wire::QuantizedVec& p = candidates[c].position();
+      // int64 differences are exact; their squares in double only order entities, never go on the wire.
+      const auto dx = static_cast<double>(std::int64_t{p.x()} - priority.focus.x());
+      const auto dy = static_cast<double>(std::int64_t{p.y()} - priority.focus.y());
+      const auto dz = static_cast<double>(std::int64_t{p.z()} - priority.focus.z());
+      ranked.push_back(
+          {candidates[c].id() != priority.own_entity, dx * dx + dy * dy + dz * dz, candidates[c].id(), c});
+    }
+    std::nth_element(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(changed_count),
+                     ranked.end());
+    ranked.resize(changed_count);
+    // Back to id order (candidates are ascending, so ascending index is ascending id).
+    std::sort(ranked.begin(), ranked.end(),
+              [](const Ranked& a, const Ranked& b) { return a.index < b.index; });
+    delta.changed.reserve(changed_count);
+    for (const Ranked& r : ranked)
+      delta.changed.push_back(candidates[r.index]);
+  } else {
+    delta.changed = std::move(candidates);
+  }
+  delta.result = merge(baseline, delta.changed, delta.removed);
+  return delta;
+}
+
+AppliedDelta apply_delta(std::span<const wire::EntityState> baseline,
+                         std::span<const wire::EntityState> changed, std::span<const std::uint32_t> removed) {
+  AppliedDelta applied;
+  const bool ordered = strictly_ascending(changed, [](const wire::EntityState& e) { return e.id(); }) &&
+                       strictly_ascending(removed, [](std::uint32_t id) { return id; });
+  bool disjoint = true;
+  for (std::size_t j = 0, k = 0; ordered && j < changed.size() && k < removed.size();) {
+    if (changed[j].id() == removed[k]) {
+      disjoint = false;
+      break;
+    }
+    changed[j].id() < removed[k] ? ++j : ++k;
+  }
+  if (!ordered || !disjoint) {
+    applied.error = wire::ErrorCode::Malformed;
+    return applied;
+  }
+  applied.state = merge(baseline, changed, removed);
+  return applied;
+}
+
+AppliedDelta apply_delta(std::span<const wire::EntityState> baseline, const wire::Snapshot& snapshot) {
+  std::span<const wire::EntityState> changed;
+  std::span<const std::uint32_t> removed;
+  if (const auto* c = snapshot.changed()) {
+    // A verified vector of structs is contiguous and aligned for the struct inside the buffer.
+    changed = {reinterpret_cast<const wire::EntityState*>(c->Data()), c->size()};
+  }
+  if (const auto* r = snapshot.removed()) removed = {r->data(), r->size()};
+  return apply_delta(baseline, changed, removed);
+}
+
+}  // namespace shiftcast

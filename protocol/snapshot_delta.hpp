@@ -1,0 +1,88 @@
+// Snapshot delta encoding: what the server sends a client each tick, and how the client rebuilds the
+// world from it. A client's view of a snapshot is a SnapshotState: quantized entity states sorted by id.
+// The server encodes the current world against the newest snapshot the client acknowledged (or the
+// empty state) and remembers the resulting state per packet; the client applies the delta to the state
+// it holds for that baseline tick. Both ends agree bit for bit, so deltas never drift, even when a
+// datagram cannot hold every change (the entries left out keep their baseline values and follow later).
+//
+//   SnapshotDelta d = encode_delta(acked_state, world_states, {own_entity, focus}, byte_budget);
+//   ... put d.changed / d.removed / d.complete in a wire::Snapshot, remember d.result for its tick ...
+//   AppliedDelta a = apply_delta(held_state_for_baseline_tick, *snapshot);      // client
+//   if (a.error == wire::ErrorCode::Ok) hold(snapshot->tick(), std::move(a.state));
+//
+// Quantization (both ends, also for anything else that ships poses): positions in kPositionQuantum
+// steps rounded to nearest (half away from zero), so the error is at most half a quantum; yaw in
+// 1/65536 turns, wrapped.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "protocol/wire_constants.hpp"
+#include "shiftcast_generated.h"
+
+namespace shiftcast {
+
+// A client's copy of one snapshot: ascending by id, ids unique.
+using SnapshotState = std::vector<wire::EntityState>;
+
+// How many snapshot states a client keeps (by tick). The server only encodes against a baseline less
+// than this many ticks old, so the baseline it picks is one the client still holds.
+inline constexpr std::size_t kSnapshotHistory = 64;
+
+// What one entry costs inside the Snapshot's vectors (the vectors' own length words are framing).
+inline constexpr std::size_t kEntityStateBytes = sizeof(wire::EntityState);
+inline constexpr std::size_t kRemovedIdBytes = sizeof(std::uint32_t);
+
+// EntityState.flags bits.
+inline constexpr std::uint8_t kEntityFlagAsleep = 1u << 0;
+
+// Nearest multiple of kPositionQuantum, in quanta, clamped to the int32 range; NaN gives 0 (the
+// simulation's invariants never let one through, this only keeps the function total).
+std::int32_t quantize_coordinate(float value);
+float dequantize_coordinate(std::int32_t quanta);
+wire::QuantizedVec quantize_position(const wire::Vec3f& position);
+wire::Vec3f dequantize_position(const wire::QuantizedVec& position);
+// yaw / 2pi * 65536 rounded to nearest and wrapped into [0, 65536); NaN gives 0.
+std::uint16_t quantize_yaw(float yaw);
+float dequantize_yaw(std::uint16_t yaw);  // in [0, 2pi)
+
+// The same state, bit for bit (every field of the quantized struct).
+bool same_entity_state(const wire::EntityState& a, const wire::EntityState& b);
+
+// Who goes first when a delta does not fit: the client's own entity, then the entities nearest to
+// `focus` (usually the client's own position), then by id.
+struct DeltaPriority {
+  std::uint32_t own_entity = 0;
+  wire::QuantizedVec focus{};
+};
+
+struct SnapshotDelta {
+  std::vector<wire::EntityState> changed;  // ascending id: new entities and entities that differ
+  std::vector<std::uint32_t> removed;      // ascending: in the baseline, gone from the world
+  bool complete = true;                    // everything that differs was sent
+  SnapshotState result;                    // what the client holds after applying this delta
+  std::size_t bytes() const { return changed.size() * kEntityStateBytes + removed.size() * kRemovedIdBytes; }
+};
+
+// `baseline` and `world` ascending by id with unique ids. Removed ids go first (they are cheap and
+// free the client of ghosts), then changed entries in priority order, as many as fit `byte_budget`.
+SnapshotDelta encode_delta(std::span<const wire::EntityState> baseline,
+                           std::span<const wire::EntityState> world, const DeltaPriority& priority,
+                           std::size_t byte_budget);
+
+struct AppliedDelta {
+  wire::ErrorCode error =
+      wire::ErrorCode::Ok;  // Malformed: not ascending, repeated, or both changed and removed
+  SnapshotState state;
+};
+
+// Client side. The lists come from the network: they are checked (strictly ascending ids, no id both
+// changed and removed), never trusted. A removed id the baseline does not hold is ignored.
+AppliedDelta apply_delta(std::span<const wire::EntityState> baseline,
+                         std::span<const wire::EntityState> changed, std::span<const std::uint32_t> removed);
+AppliedDelta apply_delta(std::span<const wire::EntityState> baseline, const wire::Snapshot& snapshot);
+
+}  // namespace shiftcast

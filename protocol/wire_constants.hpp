@@ -1,0 +1,30 @@
+// The numbers both ends of the wire must agree on. docs/protocol.md is the written standard; the
+// schema is protocol/shiftcast.fbs. Change a value here only together with kProtocolVersion.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace shiftcast {
+
+inline constexpr std::uint16_t kProtocolVersion = 1;
+inline constexpr char kFileIdentifier[] = "SHC1";  // Envelope's FlatBuffers file_identifier
+
+// UDP: one datagram = one Envelope, never larger than this (fits every path MTU in practice).
+inline constexpr std::size_t kMaxDatagramBytes = 1200;
+// Pre-connection requests (ConnectionRequest, ChallengeResponse) are padded to at least this, so a
+// challenge (smaller) never amplifies traffic towards a spoofed address.
+inline constexpr std::size_t kMinRequestBytes = 1000;
+// TCP RPC: 4-byte little-endian length prefix, then an Envelope of at most this many bytes.
+inline constexpr std::size_t kRpcPrefixBytes = 4;
+inline constexpr std::size_t kMaxRpcFrameBytes = 1u << 20;
+
+inline constexpr std::size_t kKeyBytes = 32;         // every symmetric key
+inline constexpr std::size_t kTokenNonceBytes = 24;  // XChaCha20-Poly1305 nonces (tokens, challenges)
+inline constexpr std::size_t kMacBytes = 16;         // Poly1305 tag
+
+// Snapshot quantization: positions in 1/16 units, yaw in 1/65536 turns.
+inline constexpr float kPositionQuantum = 1.0f / 16.0f;
+inline constexpr int kCommandsPerFrame = 3;  // ClientFrame carries the newest command and the 2 before
+
+}  // namespace shiftcast

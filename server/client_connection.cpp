@@ -1,0 +1,214 @@
+#include "server/client_connection.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+#include "protocol/envelope.hpp"
+#include "protocol/packet.hpp"
+
+namespace shiftcast {
+namespace {
+
+// What a ServerFrame's vectors may fill: the datagram less the packet wrapper and the frame's framing.
+constexpr std::size_t kFramePayloadBytes =
+    kMaxDatagramBytes - kPacketOverheadBytes - kServerFrameOverheadBytes;
+
+}  // namespace
+
+ClientConnection::ClientConnection(ConnectionParams params, const ConnectionSettings& settings, double now)
+    : params_(std::move(params)),
+      settings_(settings),
+      last_received_(now),
+      last_sent_(now),
+      sender_(settings.max_pending_events) {}
+
+wire::ErrorCode ClientConnection::refuse(wire::ErrorCode code) {
+  ++counters_.rejected[static_cast<std::size_t>(code)];
+  return code;
+}
+
+void ClientConnection::close(wire::ErrorCode reason) {
+  if (closed_) return;
+  closed_ = true;
+  close_reason_ = reason;
+}
+
+wire::ErrorCode ClientConnection::on_packet(const wire::Packet& packet, std::string_view from_address,
+                                            double now) {
+  if (closed_ || from_address != params_.peer_address || packet.match_id() != params_.match_id ||
+      packet.client_id() != params_.client_id) {
+    return refuse(wire::ErrorCode::UnknownConnection);
+  }
+  const OpenedPacket opened = open_packet(packet, Direction::kClientToServer, params_.client_to_server);
+  if (opened.error != wire::ErrorCode::Ok) return refuse(opened.error);
+  // Only now, authenticated, may the sequence move the window.
+  if (!window_.accept(opened.header.sequence)) return refuse(wire::ErrorCode::DuplicatePacket);
+  last_received_ = now;
+  ++counters_.packets_in;
+  for (const std::uint64_t sequence : tracker_.on_ack(opened.header.ack, opened.header.ack_bits)) {
+    on_acked(sequence);
+  }
+
+  const wire::Envelope& inner = *opened.inner_envelope();
+  switch (inner.message_type()) {
+    case wire::Message::ClientFrame: {
+      const wire::ErrorCode e = on_client_frame(*inner.message_as_ClientFrame());
+      return e == wire::ErrorCode::Ok ? e : refuse(e);
+    }
+    case wire::Message::KeepAlive:
+      return wire::ErrorCode::Ok;
+    case wire::Message::Disconnect:
+      close(wire::ErrorCode::ClientDisconnected);
+      return wire::ErrorCode::Ok;
+    default:
+      return refuse(wire::ErrorCode::UnexpectedMessage);
+  }
+}
+
+void ClientConnection::on_acked(std::uint64_t sequence) {
+  const auto it = std::lower_bound(sent_snapshots_.begin(), sent_snapshots_.end(), sequence,
+                                   [](const SentSnapshot& s, std::uint64_t q) { return s.sequence < q; });
+  if (it == sent_snapshots_.end() || it->sequence != sequence || it->tick <= baseline_tick_) return;
+  baseline_tick_ = it->tick;
+  baseline_ = std::move(it->state);
+  // Anything not newer than the baseline can never become one.
+  std::erase_if(sent_snapshots_, [&](const SentSnapshot& s) { return s.tick <= baseline_tick_; });
+}
+
+wire::ErrorCode ClientConnection::on_client_frame(const wire::ClientFrame& frame) {
+  wire::ErrorCode result = wire::ErrorCode::Ok;
+  if (const auto* list = frame.commands()) {
+    // Newest first on the wire; apply oldest first. The list is at most a few entries in an honest
+    // frame, and a long one only costs its own sort.
+    std::vector<const wire::InputCommand*> commands(list->begin(), list->end());
+    std::sort(commands.begin(), commands.end(),
+              [](const auto* a, const auto* b) { return a->sequence() < b->sequence(); });
+    for (const wire::InputCommand* c : commands) {
+      if (c->sequence() <= input_ack_) continue;  // a redundant copy of one we have
+      counters_.commands_missing += c->sequence() - input_ack_ - 1;
+      input_ack_ = c->sequence();
+      const PlayerInput input{c->forward(), c->right(), c->yaw(), c->pitch(), c->buttons()};
+      if (!input_valid(input) || !std::isfinite(c->view_tick())) {
+        ++counters_.commands_refused;
+        result = wire::ErrorCode::BadArgument;
+        continue;
+      }
+      ++counters_.commands_received;
+      view_tick_ = c->view_tick();
+      commands_.push_back({c->sequence(), input});
+      if (commands_.size() > kMaxQueuedCommands) {
+        commands_.pop_front();
+        ++counters_.commands_dropped;
+      }
+    }
+  }
+  // A lying acknowledgement releases nothing it should not; the commands above still count.
+  if (sender_.on_ack(frame.events_received()) != wire::ErrorCode::Ok) result = wire::ErrorCode::BadArgument;
+  return result;
+}
+
+std::optional<PlayerInput> ClientConnection::next_input() {
+  if (commands_.empty()) return std::nullopt;
+  const PlayerInput input = commands_.front().input;
+  commands_.pop_front();
+  return input;
+}
+
+void ClientConnection::queue_contact(const ContactRecord& record) {
+  if (closed_) return;
+  if (sender_.push(to_wire(record, sender_.next_sequence())) == wire::ErrorCode::SlowConsumer) {
+    close(wire::ErrorCode::SlowConsumer);
+  }
+}
+
+std::vector<std::uint8_t> ClientConnection::seal(flatbuffers::FlatBufferBuilder& fbb, wire::Message type,
+                                                 flatbuffers::Offset<void> body, double now) {
+  finish_envelope(fbb, type, body);
+  const PacketHeader header{params_.match_id, params_.client_id, tracker_.take_sequence(), window_.ack(),
+                            window_.ack_bits()};
+  tracker_.sent(header.sequence);
+  std::vector<std::uint8_t> datagram = seal_packet(
+      header, Direction::kServerToClient, params_.server_to_client, {fbb.GetBufferPointer(), fbb.GetSize()});
+  last_sent_ = now;
+  ++counters_.packets_out;
+  counters_.bytes_out += datagram.size();
+  return datagram;
+}
+
+std::vector<std::uint8_t> ClientConnection::build_frame(std::uint64_t tick,
+                                                        std::span<const wire::EntityState> world, Vec3 focus,
+                                                        double now) {
+  if (closed_) return {};
+  const bool with_snapshot = tick > last_snapshot_tick_;
+  // Events first get up to their share (whole events), the snapshot what is left, then events any room
+  // the snapshot left over.
+  const auto event_share =
+      static_cast<std::size_t>(kFramePayloadBytes * kEventShareOfFrame) / kContactEventBytes;
+  const std::size_t event_reserve =
+      with_snapshot ? std::min(sender_.pending(), event_share) * kContactEventBytes : kFramePayloadBytes;
+
+  flatbuffers::FlatBufferBuilder fbb(kMaxDatagramBytes);
+  flatbuffers::Offset<wire::Snapshot> snapshot_offset;
+  std::size_t snapshot_bytes = 0;
+  SnapshotDelta delta;
+  if (with_snapshot) {
+    // Only a baseline the client still holds (it keeps kSnapshotHistory ticks); else start from empty.
+    const bool use_baseline = baseline_tick_ != 0 && tick - baseline_tick_ < kSnapshotHistory;
+    static const SnapshotState kEmpty;
+    const DeltaPriority priority{params_.entity, quantize_position(wire::Vec3f(focus.x, focus.y, focus.z))};
+    delta =
+        encode_delta(use_baseline ? baseline_ : kEmpty, world, priority, kFramePayloadBytes - event_reserve);
+    snapshot_bytes = delta.bytes();
+    const auto changed = delta.changed.empty()
+                             ? flatbuffers::Offset<flatbuffers::Vector<const wire::EntityState*>>()
+                             : fbb.CreateVectorOfStructs(delta.changed.data(), delta.changed.size());
+    const auto removed = delta.removed.empty() ? flatbuffers::Offset<flatbuffers::Vector<std::uint32_t>>()
+                                               : fbb.CreateVector(delta.removed);
+    snapshot_offset = wire::CreateSnapshot(fbb, tick, use_baseline ? baseline_tick_ : 0, params_.entity,
+                                           changed, removed, delta.complete);
+    ++counters_.snapshots_sent;
+    if (!delta.complete) ++counters_.snapshots_incomplete;
+  }
+  const auto events = sender_.oldest(kFramePayloadBytes - snapshot_bytes);
+  const auto events_offset = events.empty()
+                                 ? flatbuffers::Offset<flatbuffers::Vector<const wire::ContactEvent*>>()
+                                 : fbb.CreateVectorOfStructs(events.data(), events.size());
+  counters_.events_sent += events.size();
+  const auto body = wire::CreateServerFrame(fbb, tick, input_ack_, snapshot_offset, events_offset);
+
+  const std::uint64_t sequence = tracker_.next_sequence();
+  std::vector<std::uint8_t> datagram = seal(fbb, wire::Message::ServerFrame, body.Union(), now);
+  assert(datagram.size() <= kMaxDatagramBytes);
+  if (with_snapshot) {
+    last_snapshot_tick_ = tick;
+    sent_snapshots_.push_back({sequence, tick, std::move(delta.result)});
+    // The ack window cannot report anything older; keep no more than it can.
+    while (sent_snapshots_.size() > kSnapshotHistory)
+      sent_snapshots_.pop_front();
+  }
+  return datagram;
+}
+
+std::vector<std::uint8_t> ClientConnection::build_keepalive(std::uint64_t tick, double now) {
+  if (closed_) return {};
+  flatbuffers::FlatBufferBuilder fbb(64);
+  const auto body = wire::CreateKeepAlive(fbb, tick);
+  return seal(fbb, wire::Message::KeepAlive, body.Union(), now);
+}
+
+std::vector<std::uint8_t> ClientConnection::build_disconnect(wire::ErrorCode code, double now) {
+  flatbuffers::FlatBufferBuilder fbb(64);
+  const auto body = wire::CreateDisconnect(fbb, code);
+  std::vector<std::uint8_t> datagram = seal(fbb, wire::Message::Disconnect, body.Union(), now);
+  close(code);
+  return datagram;
+}
+
+bool ClientConnection::timed_out(double now) {
+  if (now < last_received_ + settings_.timeout) return false;
+  close(wire::ErrorCode::Timeout);
+  return true;
+}
+
+}  // namespace shiftcast

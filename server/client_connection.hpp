@@ -1,0 +1,158 @@
+// ClientConnection: the server's state for one connected player, owned by its match's worker thread (no
+// locks, no sockets). The match hands it every Packet that names this client, takes one input per tick
+// from it, queues the tick's contacts into it, and asks it for one ServerFrame datagram per snapshot:
+// the delta against the newest snapshot the client acknowledged, the reliable events that fit, and the
+// newest command received. Every datagram it builds is at most kMaxDatagramBytes.
+//
+//   ClientConnection c({match, a.client_id, a.client_to_server, a.server_to_client, from, entity},
+//                      settings, now);                              // after open_challenge_response
+//   send(c.build_keepalive(tick, now));                             // tells the client it is connected
+//   auto e = c.on_packet(*packet, from, now);                       // count e when not Ok
+//   if (auto in = c.next_input()) apply(*in);                       // once per tick
+//   c.queue_contact(record);                                        // the tick's contacts for it
+//   send(c.build_frame(tick, world_states, focus, now));            // world ascending by id
+//   if (c.timed_out(now) || c.closed()) ... drop it (after build_disconnect when it did not leave)
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collision/vec3.hpp"
+#include "protocol/client_session.hpp"
+#include "protocol/crypto.hpp"
+#include "protocol/reliable_events.hpp"
+#include "protocol/sequence_window.hpp"
+#include "protocol/snapshot_delta.hpp"
+#include "server/contact_feed.hpp"
+#include "shiftcast_generated.h"
+#include "world/entity.hpp"
+#include "world/player_input.hpp"
+
+namespace shiftcast {
+
+// A client further ahead than this many ticks of commands loses the oldest: its input must not pile up
+// latency on the server.
+inline constexpr std::size_t kMaxQueuedCommands = 4;
+// Room the ServerFrame's FlatBuffers framing takes around its vectors (the envelope, the two tables,
+// three vector lengths and their alignment): at most 148 bytes measured over random frames
+// (tests/server/client_connection_test.cpp asserts the bound), with slack for alignment cases.
+inline constexpr std::size_t kServerFrameOverheadBytes = 176;
+// Events may take at most this share of a frame when the snapshot needs the room too, so neither can
+// starve the other.
+inline constexpr double kEventShareOfFrame = 0.5;
+
+struct ConnectionParams {
+  std::uint32_t match_id = 0;
+  std::uint64_t client_id = 0;
+  Key client_to_server{};  // from AcceptedChallenge
+  Key server_to_client{};
+  std::string peer_address;  // "ip:port" the challenge response came from
+  EntityId entity = kNoEntity;
+};
+
+struct ConnectionSettings {
+  double timeout = 5.0;                   // nothing authentic from the client for this long
+  double keepalive_interval = 0.1;        // keepalive_due() after this long without sending
+  std::size_t max_pending_events = 4096;  // unacknowledged contact events before SlowConsumer
+};
+
+struct ConnectionCounters {
+  std::uint64_t packets_in = 0;  // accepted
+  std::uint64_t packets_out = 0;
+  std::uint64_t bytes_out = 0;
+  std::uint64_t commands_received = 0;
+  std::uint64_t commands_refused = 0;  // input_valid failed (BadArgument)
+  std::uint64_t commands_dropped = 0;  // the client ran more than kMaxQueuedCommands ahead
+  std::uint64_t commands_missing = 0;  // sequences that never arrived (every redundant copy lost)
+  std::uint64_t snapshots_sent = 0;
+  std::uint64_t snapshots_incomplete = 0;
+  std::uint64_t events_sent = 0;  // counting resends
+  ErrorCounters rejected{};       // by ErrorCode: the packets refused
+};
+
+class ClientConnection {
+ public:
+  ClientConnection(ConnectionParams params, const ConnectionSettings& settings, double now);
+
+  // Ok, or why the packet was refused (also counted): UnknownConnection (another address, match or
+  // client, or closed), DecryptFailed, DuplicatePacket, UnexpectedMessage, BadArgument (a command that
+  // fails input_valid: the packet's other commands still count).
+  wire::ErrorCode on_packet(const wire::Packet& packet, std::string_view from_address, double now);
+
+  // The queued commands in sequence order, one per call (one per tick).
+  std::optional<PlayerInput> next_input();
+  double view_tick() const { return view_tick_; }         // of the newest command received
+  std::uint64_t input_ack() const { return input_ack_; }  // the newest command sequence received
+
+  // Into the reliable stream; too many unacknowledged ones close the connection with SlowConsumer.
+  void queue_contact(const ContactRecord& record);
+
+  // `world` ascending by id; `tick` >= 1 and increasing (a repeated tick sends no snapshot, since two
+  // different deltas under one tick would confuse the client's baselines). Empty once closed.
+  std::vector<std::uint8_t> build_frame(std::uint64_t tick, std::span<const wire::EntityState> world,
+                                        Vec3 focus, double now);
+  std::vector<std::uint8_t> build_keepalive(std::uint64_t tick, double now);
+  // The goodbye; closes the connection with `code` if it was still open. Send it a few times: the client
+  // takes the first copy that arrives and refuses the others as DuplicatePacket.
+  std::vector<std::uint8_t> build_disconnect(wire::ErrorCode code, double now);
+  bool keepalive_due(double now) const {
+    return !closed_ && now >= last_sent_ + settings_.keepalive_interval;
+  }
+
+  // True from exactly `timeout` after the last authentic packet; closes with Timeout.
+  bool timed_out(double now);
+  bool closed() const { return closed_; }
+  wire::ErrorCode close_reason() const { return close_reason_; }
+
+  std::uint64_t client_id() const { return params_.client_id; }
+  EntityId entity() const { return params_.entity; }
+  const std::string& peer_address() const { return params_.peer_address; }
+  std::size_t events_pending() const { return sender_.pending(); }
+  std::uint64_t acked_snapshot_tick() const { return baseline_tick_; }
+  const ConnectionCounters& counters() const { return counters_; }
+
+ private:
+  struct SentSnapshot {
+    std::uint64_t sequence;
+    std::uint64_t tick;
+    SnapshotState state;  // what the client holds once it applied this packet's delta
+  };
+  struct QueuedCommand {
+    std::uint64_t sequence;
+    PlayerInput input;
+  };
+
+  wire::ErrorCode refuse(wire::ErrorCode code);
+  void close(wire::ErrorCode reason);
+  void on_acked(std::uint64_t sequence);
+  wire::ErrorCode on_client_frame(const wire::ClientFrame& frame);
+  std::vector<std::uint8_t> seal(flatbuffers::FlatBufferBuilder& fbb, wire::Message type,
+                                 flatbuffers::Offset<void> body, double now);
+
+  ConnectionParams params_;
+  ConnectionSettings settings_;
+  double last_received_;
+  double last_sent_;
+  bool closed_ = false;
+  wire::ErrorCode close_reason_ = wire::ErrorCode::Ok;
+
+  ReceiveWindow window_;
+  AckTracker tracker_;
+  std::deque<SentSnapshot> sent_snapshots_;  // ascending sequence, unacknowledged, newer than the baseline
+  std::uint64_t baseline_tick_ = 0;          // the newest snapshot the client acknowledged (0: none)
+  SnapshotState baseline_;
+  std::uint64_t last_snapshot_tick_ = 0;
+
+  std::deque<QueuedCommand> commands_;
+  std::uint64_t input_ack_ = 0;
+  double view_tick_ = 0;
+  ReliableEventSender sender_;
+  ConnectionCounters counters_;
+};
+
+}  // namespace shiftcast

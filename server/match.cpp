@@ -1,0 +1,381 @@
+#include "server/match.hpp"
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
+#include <cmath>
+
+#include "protocol/envelope.hpp"
+#include "protocol/snapshot_delta.hpp"
+#include "server/udp_endpoint.hpp"
+#include "world/level.hpp"
+
+namespace shiftcast {
+
+namespace asio = boost::asio;
+using asio::ip::udp;
+
+namespace {
+
+// Quake's spawn origin is the centre of the player's box, this far above the feet.
+constexpr float kSpawnOriginAboveFeet = 24;
+
+std::uint8_t wire_kind(const Entity* e, EntityId id) {
+  if (id == kNoEntity) return kKindLevel;
+  // A projectile removed by its hit is gone by the end of the tick; players and props never vanish
+  // within a tick, so an unknown id is that projectile.
+  return e == nullptr ? static_cast<std::uint8_t>(EntityKind::kProjectile)
+                      : static_cast<std::uint8_t>(e->kind);
+}
+
+}  // namespace
+
+std::shared_ptr<Match> Match::create(const MatchSettings& settings, asio::io_context& worker,
+                                     UdpEndpoint& endpoint, const MatchServices& services,
+                                     std::string* error) {
+  std::shared_ptr<Match> match(new Match(settings, worker, endpoint, services));
+  SimulationConfig sim;
+  sim.tick_rate = settings.tick_rate;
+  MatchSceneConfig scene;
+  scene.players = 0;
+  scene.projectiles = 0;
+  scene.props = settings.props;
+  scene.seed = settings.seed;
+  MatchSceneResult made = MatchScene::create(settings.level->compiled.tree, settings.level->compiled.level,
+                                             settings.level->navmesh.get(), sim, scene);
+  if (!made.ok()) {
+    if (error != nullptr) *error = made.error;
+    return nullptr;
+  }
+  match->scene_ = std::move(made.scene);
+  return match;
+}
+
+Match::Match(const MatchSettings& settings, asio::io_context& worker, UdpEndpoint& endpoint,
+             const MatchServices& services)
+    : settings_(settings), worker_(worker), endpoint_(endpoint), services_(services), timer_(worker) {
+  period_ =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / settings.tick_rate));
+  snapshot_every_ = std::max(1, int(std::lround(double(settings.tick_rate) / settings.snapshot_rate)));
+  const Labels labels{{"match", std::to_string(settings.id)}};
+  MetricsRegistry& m = *services.metrics;
+  tick_seconds_ = &m.histogram("shiftcast_tick_seconds", "Duration of one match tick", labels);
+  late_counter_ = &m.counter("shiftcast_late_ticks_total", "Ticks started more than one period late", labels);
+  skipped_counter_ =
+      &m.counter("shiftcast_skipped_ticks_total",
+                 "Ticks skipped because the worker fell more than kMaxCatchUpTicks behind", labels);
+  contacts_counter_ = &m.counter("shiftcast_contacts_total", "Contact records produced", labels);
+  violations_counter_ =
+      &m.counter("shiftcast_invariant_violations_total", "Overlaps found after a tick and re-placed", labels);
+  players_gauge_ = &m.gauge("shiftcast_players", "Connected players", labels);
+  for (int i = 0; i < kFilterStageCount; ++i) {
+    Labels l = labels;
+    l.emplace_back("stage", to_string(FilterStage(i)));
+    filter_tests_[i] =
+        &m.counter("shiftcast_filter_tests_total", "Entity pairs tested by each filter stage", l);
+  }
+}
+
+Match::~Match() = default;
+
+const TickHistory& Match::history() const {
+  return scene_->simulation().history();
+}
+
+double Match::now() const {
+  return std::chrono::duration<double>(Clock::now() - start_time_).count();
+}
+
+void Match::start() {
+  asio::post(worker_, [self = shared_from_this()] {
+    self->start_time_ = Clock::now();
+    self->deadline_ = self->start_time_;
+    self->schedule_next();
+  });
+}
+
+void Match::schedule_next() {
+  deadline_ += period_;
+  timer_.expires_at(deadline_);
+  timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+    if (!ec) self->on_timer();
+  });
+}
+
+void Match::on_timer() {
+  if (ending_) return;
+  run_tick();
+  // Catch up by whole ticks when late; far behind, skip to now rather than run a burst.
+  int behind = 0;
+  while (Clock::now() >= deadline_ + period_) {
+    if (++behind > kMaxCatchUpTicks) {
+      const auto lag = Clock::now() - deadline_;
+      const auto skipped = lag / period_;
+      skipped_counter_->add(std::uint64_t(skipped));
+      deadline_ += skipped * period_;
+      break;
+    }
+    late_counter_->add();
+    late_ticks_.fetch_add(1, std::memory_order_relaxed);
+    deadline_ += period_;
+    run_tick();
+  }
+  schedule_next();
+}
+
+void Match::run_tick() {
+  const auto started = Clock::now();
+  drop_closed_connections();
+  apply_inputs();
+  Simulation& sim = scene_->simulation();
+  sim.step();
+  dispatch_contacts();
+  if (sim.tick() % std::uint64_t(snapshot_every_) == 0) {
+    send_frames();
+  } else {
+    send_keepalives();
+  }
+  tick_seconds_->observe(std::chrono::duration<double>(Clock::now() - started).count());
+
+  const SimulationCounters& c = sim.counters();
+  contacts_counter_->add(c.contacts - last_counters_.contacts);
+  violations_counter_->add(c.invariant_violations - last_counters_.invariant_violations);
+  for (int i = 0; i < kFilterStageCount; ++i)
+    filter_tests_[i]->add(c.filters.stages[i].tests - last_counters_.filters.stages[i].tests);
+  last_counters_ = c;
+  tick_.store(sim.tick(), std::memory_order_relaxed);
+  contacts_.store(c.contacts, std::memory_order_relaxed);
+  violations_.store(c.invariant_violations, std::memory_order_relaxed);
+  entities_.store(std::uint32_t(sim.entities().size()), std::memory_order_relaxed);
+}
+
+void Match::apply_inputs() {
+  Simulation& sim = scene_->simulation();
+  std::lock_guard lock(view_ticks_mutex_);
+  for (auto& [client_id, client] : clients_) {
+    if (std::optional<PlayerInput> input = client.connection->next_input())
+      sim.set_input(client.entity, *input);
+    view_ticks_[client_id] = client.connection->view_tick();
+  }
+}
+
+void Match::dispatch_contacts() {
+  const Simulation& sim = scene_->simulation();
+  const std::span<const Contact> contacts = sim.contacts();
+  if (contacts.empty()) return;
+  const bool feed = !feed_.empty();
+  std::shared_ptr<ContactBatch> batch;
+  if (feed) {
+    batch = std::make_shared<ContactBatch>();
+    batch->match_id = settings_.id;
+    batch->tick = sim.tick();
+    batch->records.reserve(contacts.size());
+  }
+  for (const Contact& c : contacts) {
+    ContactRecord r{c, wire_kind(sim.find(c.a), c.a),
+                    wire_kind(c.b == kNoEntity ? nullptr : sim.find(c.b), c.b)};
+    if (r.a_kind == static_cast<std::uint8_t>(EntityKind::kPlayer) ||
+        r.b_kind == static_cast<std::uint8_t>(EntityKind::kPlayer)) {
+      for (auto& [id, client] : clients_)
+        if (client.entity == c.a || client.entity == c.b) client.connection->queue_contact(r);
+    }
+    if (feed) batch->records.push_back(r);
+  }
+  if (feed) feed_.publish(batch);
+}
+
+void Match::send_frames() {
+  if (clients_.empty()) return;
+  const Simulation& sim = scene_->simulation();
+  world_states_.clear();
+  for (const Entity& e : sim.entities())
+    world_states_.emplace_back(
+        e.id, static_cast<std::uint8_t>(e.kind), std::uint8_t(e.asleep ? 1 : 0), quantize_yaw(e.pose.yaw),
+        quantize_position(wire::Vec3f(e.pose.position.x, e.pose.position.y, e.pose.position.z)));
+  const double t = now();
+  for (auto& [id, client] : clients_) {
+    const Entity* me = sim.find(client.entity);
+    const Vec3 focus = me != nullptr ? me->pose.position : Vec3{};
+    endpoint_.send(client.connection->build_frame(sim.tick(), world_states_, focus, t), client.endpoint);
+  }
+}
+
+void Match::say_goodbye(ClientConnection& connection, const udp::endpoint& to, wire::ErrorCode reason,
+                        double t) {
+  // Said a few times, as netcode does: a lost goodbye would leave the client waiting for its timeout.
+  const std::vector<std::uint8_t> bye = connection.build_disconnect(reason, t);
+  for (int i = 0; i < kGoodbyeCopies; ++i)
+    endpoint_.send(bye, to);
+}
+
+void Match::send_keepalives() {
+  const double t = now();
+  const std::uint64_t tick = scene_->simulation().tick();
+  for (auto& [id, client] : clients_)
+    if (client.connection->keepalive_due(t))
+      endpoint_.send(client.connection->build_keepalive(tick, t), client.endpoint);
+}
+
+void Match::drop_closed_connections() {
+  const double t = now();
+  Simulation& sim = scene_->simulation();
+  for (auto it = clients_.begin(); it != clients_.end();) {
+    ClientConnection& c = *it->second.connection;
+    if (c.timed_out(t) || c.closed()) {
+      const wire::ErrorCode reason = c.closed() ? c.close_reason() : wire::ErrorCode::Timeout;
+      if (reason != wire::ErrorCode::ClientDisconnected) {
+        services_.rejections->reject(reason, to_address(it->second.endpoint), "connection closed");
+        say_goodbye(c, it->second.endpoint, reason, t);
+      }
+      spdlog::info("match {}: client {} left ({})", settings_.id, it->first, to_string(reason));
+      sim.remove(it->second.entity);
+      {
+        std::lock_guard lock(view_ticks_mutex_);
+        view_ticks_.erase(it->first);
+      }
+      it = clients_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  players_.store(int(clients_.size()), std::memory_order_relaxed);
+  players_gauge_->set(double(clients_.size()));
+}
+
+Vec3 Match::spawn_feet(int index) const {
+  const Level& level = settings_.level->compiled.level;
+  if (level.spawns.empty()) return {0, 0, 0};
+  const SpawnPoint& s = level.spawns[std::size_t(index) % level.spawns.size()];
+  return s.origin - Vec3{0, 0, kSpawnOriginAboveFeet};
+}
+
+void Match::on_connect(const AcceptedChallenge& accepted, const udp::endpoint& from) {
+  if (ending_) {
+    const std::vector<std::uint8_t> denied = build_denied(wire::ErrorCode::ShuttingDown);
+    endpoint_.send(denied, from);
+    return;
+  }
+  const double t = now();
+  Simulation& sim = scene_->simulation();
+  auto existing = clients_.find(accepted.client_id);
+  EntityId entity = kNoEntity;
+  if (existing != clients_.end()) {
+    // A reconnect with a fresh token takes over the player it had.
+    entity = existing->second.entity;
+    clients_.erase(existing);
+  } else {
+    if (int(clients_.size()) >= settings_.max_players) {
+      services_.rejections->reject(wire::ErrorCode::MatchFull, to_address(from),
+                                   "match " + std::to_string(id()));
+      const std::vector<std::uint8_t> denied = build_denied(wire::ErrorCode::MatchFull);
+      endpoint_.send(denied, from);
+      return;
+    }
+    const Level& level = settings_.level->compiled.level;
+    const float yaw =
+        level.spawns.empty()
+            ? 0.0f
+            : level.spawns[std::size_t(spawns_used_) % level.spawns.size()].yaw_degrees * (kPi / 180);
+    entity = sim.add_player(spawn_feet(spawns_used_++), yaw);
+  }
+  ConnectionParams params{settings_.id,
+                          accepted.client_id,
+                          accepted.client_to_server,
+                          accepted.server_to_client,
+                          to_address(from),
+                          entity};
+  Client client{std::make_unique<ClientConnection>(params, settings_.connection, t), from, entity};
+  // The first keep-alive tells the client it is connected (and which tick the world is at).
+  endpoint_.send(client.connection->build_keepalive(sim.tick(), t), from);
+  clients_.emplace(accepted.client_id, std::move(client));
+  players_.store(int(clients_.size()), std::memory_order_relaxed);
+  spdlog::info("match {}: client {} connected from {} as entity {}", settings_.id, accepted.client_id,
+               to_address(from), entity);
+}
+
+void Match::on_packet(std::vector<std::uint8_t> datagram, const udp::endpoint& from) {
+  // Verified by the endpoint before it was posted here.
+  const wire::Envelope* envelope = flatbuffers::GetRoot<wire::Envelope>(datagram.data());
+  const wire::Packet* packet = envelope->message_as_Packet();
+  auto it = clients_.find(packet->client_id());
+  if (it == clients_.end()) {
+    services_.rejections->reject(wire::ErrorCode::UnknownConnection, to_address(from),
+                                 "client " + std::to_string(packet->client_id()));
+    return;
+  }
+  const wire::ErrorCode result = it->second.connection->on_packet(*packet, to_address(from), now());
+  if (result != wire::ErrorCode::Ok) services_.rejections->reject(result, to_address(from), "packet");
+}
+
+std::optional<double> Match::client_view_tick(std::uint64_t client_id) const {
+  std::lock_guard lock(view_ticks_mutex_);
+  auto it = view_ticks_.find(client_id);
+  if (it == view_ticks_.end()) return std::nullopt;
+  return it->second;
+}
+
+MatchHealth Match::health() const {
+  MatchHealth h;
+  h.summary.match_id = settings_.id;
+  h.summary.level = settings_.level->name;
+  h.summary.tick_rate = settings_.tick_rate;
+  h.summary.tick = tick_.load(std::memory_order_relaxed);
+  h.summary.players = players_.load(std::memory_order_relaxed);
+  h.summary.max_players = settings_.max_players;
+  h.summary.entities = entities_.load(std::memory_order_relaxed);
+  h.tick_p50_ms = tick_seconds_->quantile(0.5) * 1000;
+  h.tick_p99_ms = tick_seconds_->quantile(0.99) * 1000;
+  h.late_ticks = late_ticks_.load(std::memory_order_relaxed);
+  h.contacts = contacts_.load(std::memory_order_relaxed);
+  h.invariant_violations = violations_.load(std::memory_order_relaxed);
+  return h;
+}
+
+void Match::end(wire::ErrorCode reason, std::function<void()> on_done) {
+  asio::post(worker_, [self = shared_from_this(), reason, on_done = std::move(on_done)]() mutable {
+    if (self->ending_) return;
+    // The tick in progress has finished (this runs between ticks on the worker); stop ticking.
+    self->ending_ = true;
+    self->timer_.cancel();
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(self->settings_.shutdown_flush_s));
+    self->flush_and_close(reason, deadline, std::move(on_done));
+  });
+}
+
+void Match::flush_and_close(wire::ErrorCode reason, Clock::time_point deadline,
+                            std::function<void()> on_done) {
+  // Resend the reliable events each period until every client acknowledged them or the deadline passed.
+  bool pending = false;
+  const double t = now();
+  const Simulation& sim = scene_->simulation();
+  for (auto& [id, client] : clients_) {
+    if (client.connection->closed() || client.connection->events_pending() == 0) continue;
+    pending = true;
+    const Entity* me = sim.find(client.entity);
+    endpoint_.send(
+        client.connection->build_frame(sim.tick(), world_states_, me ? me->pose.position : Vec3{}, t),
+        client.endpoint);
+  }
+  if (!pending || Clock::now() >= deadline) return finish(reason, std::move(on_done));
+  timer_.expires_after(period_);
+  timer_.async_wait([self = shared_from_this(), reason, deadline,
+                     on_done = std::move(on_done)](boost::system::error_code) mutable {
+    self->flush_and_close(reason, deadline, std::move(on_done));
+  });
+}
+
+void Match::finish(wire::ErrorCode reason, std::function<void()> on_done) {
+  const double t = now();
+  for (auto& [id, client] : clients_) {
+    say_goodbye(*client.connection, client.endpoint, reason, t);
+  }
+  clients_.clear();
+  players_.store(0);
+  players_gauge_->set(0);
+  ended_.store(true);
+  feed_.end(settings_.id);
+  spdlog::info("match {}: ended ({})", settings_.id, to_string(reason));
+  if (on_done) on_done();
+}
+
+}  // namespace shiftcast

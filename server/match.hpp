@@ -1,0 +1,156 @@
+// Match: one hosted game, owned by one worker thread. Its tick runs from a drift-free steady timer
+// (each deadline is the previous one plus the period, never "now plus the period"), catching up by whole
+// ticks when the worker was late; a tick applies the players' inputs, steps the simulation, hands the
+// contacts to their players (reliable events) and to RPC subscribers (ContactFeed), and every
+// snapshot period sends each client a delta snapshot. The simulation publishes the tick's WorldSnapshot
+// to its TickHistory, which RPC threads read without ever waiting for this worker.
+//
+//   auto m = Match::create(settings, worker_context, endpoint, services);   // any thread
+//   m->start();                                                            // first tick is scheduled
+//   // worker thread only, posted by the UDP endpoint:
+//   m->on_connect(accepted_challenge, from, now);
+//   m->on_packet(std::move(datagram), from, now);
+//   m->end(wire::ErrorCode::MatchEnded, on_done);   // any thread: flush, say goodbye, stop
+#pragma once
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/udp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "protocol/handshake.hpp"
+#include "server/client_connection.hpp"
+#include "server/hosted_level.hpp"
+#include "server/match_directory.hpp"
+#include "server/metrics.hpp"
+#include "server/rejections.hpp"
+#include "world/match_scene.hpp"
+
+namespace shiftcast {
+
+class UdpEndpoint;
+
+struct MatchSettings {
+  std::uint32_t id = 0;
+  std::shared_ptr<const HostedLevel> level;
+  int tick_rate = 64;
+  int snapshot_rate = 32;
+  int max_players = 32;
+  int props = 0;
+  std::uint32_t seed = 1;
+  ConnectionSettings connection;
+  double shutdown_flush_s = 1;
+};
+
+struct MatchServices {
+  MetricsRegistry* metrics = nullptr;
+  Rejections* rejections = nullptr;  // the "udp" channel
+  Counter* packets_out = nullptr;
+  Counter* bytes_out = nullptr;
+};
+
+// Ticks started later than this many periods behind are skipped (counted) instead of run back to back:
+// a worker stalled for seconds must not then burn seconds of catch-up ticks.
+inline constexpr int kMaxCatchUpTicks = 8;
+// A goodbye (Disconnect) is sent this many times: the client takes the first copy that arrives.
+inline constexpr int kGoodbyeCopies = 3;
+
+class Match final : public MatchHandle, public std::enable_shared_from_this<Match> {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // Builds the world (the level's props, settled); an error string when the level cannot host a match.
+  static std::shared_ptr<Match> create(const MatchSettings& settings, boost::asio::io_context& worker,
+                                       UdpEndpoint& endpoint, const MatchServices& services,
+                                       std::string* error);
+  ~Match() override;
+
+  void start();
+  void end(wire::ErrorCode reason, std::function<void()> on_done);
+
+  // Worker thread only.
+  void on_connect(const AcceptedChallenge& accepted, const boost::asio::ip::udp::endpoint& from);
+  void on_packet(std::vector<std::uint8_t> datagram, const boost::asio::ip::udp::endpoint& from);
+  boost::asio::io_context& worker() { return worker_; }
+
+  // MatchHandle: any thread.
+  std::uint32_t id() const override { return settings_.id; }
+  const BspTree& level_tree() const override { return settings_.level->compiled.tree; }
+  const TickHistory& history() const override;
+  int tick_rate() const override { return settings_.tick_rate; }
+  std::optional<double> client_view_tick(std::uint64_t client_id) const override;
+  ContactFeed& contact_feed() override { return feed_; }
+  MatchHealth health() const override;
+  bool ended() const override { return ended_.load(); }
+
+ private:
+  Match(const MatchSettings& settings, boost::asio::io_context& worker, UdpEndpoint& endpoint,
+        const MatchServices& services);
+  double now() const;
+  void schedule_next();
+  void on_timer();
+  void run_tick();
+  void apply_inputs();
+  void dispatch_contacts();
+  void send_frames();
+  void send_keepalives();
+  void say_goodbye(ClientConnection& connection, const boost::asio::ip::udp::endpoint& to,
+                   wire::ErrorCode reason, double now);
+  void drop_closed_connections();
+  void flush_and_close(wire::ErrorCode reason, Clock::time_point deadline, std::function<void()> on_done);
+  void finish(wire::ErrorCode reason, std::function<void()> on_done);
+  Vec3 spawn_feet(int index) const;
+
+  struct Client {
+    std::unique_ptr<ClientConnection> connection;
+    boost::asio::ip::udp::endpoint endpoint;
+    EntityId entity = kNoEntity;
+  };
+
+  MatchSettings settings_;
+  boost::asio::io_context& worker_;
+  UdpEndpoint& endpoint_;
+  MatchServices services_;
+  std::unique_ptr<MatchScene> scene_;
+  boost::asio::steady_timer timer_;
+  Clock::time_point start_time_;
+  Clock::time_point deadline_;
+  Clock::duration period_;
+  int snapshot_every_ = 1;
+  bool ending_ = false;
+  std::atomic<bool> ended_{false};
+
+  std::map<std::uint64_t, Client> clients_;  // by client id, worker thread only
+  int spawns_used_ = 0;
+  std::vector<wire::EntityState> world_states_;  // scratch, one per snapshot tick
+  std::vector<ContactRecord> records_;
+
+  // Published for other threads.
+  mutable std::mutex view_ticks_mutex_;
+  std::map<std::uint64_t, double> view_ticks_;
+  std::atomic<std::uint64_t> tick_{0};
+  std::atomic<int> players_{0};
+  std::atomic<std::uint32_t> entities_{0};
+  std::atomic<std::uint64_t> contacts_{0};
+  std::atomic<std::uint64_t> violations_{0};
+  std::atomic<std::uint64_t> late_ticks_{0};
+  ContactFeed feed_;
+
+  // Metrics (labelled by match).
+  Histogram* tick_seconds_ = nullptr;
+  Counter* late_counter_ = nullptr;
+  Counter* skipped_counter_ = nullptr;
+  Counter* contacts_counter_ = nullptr;
+  Counter* violations_counter_ = nullptr;
+  Gauge* players_gauge_ = nullptr;
+  std::array<Counter*, kFilterStageCount> filter_tests_{};
+  SimulationCounters last_counters_{};
+};
+
+}  // namespace shiftcast

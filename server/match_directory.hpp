@@ -1,0 +1,83 @@
+// MatchDirectory: the matches a server hosts, as the RPC layer and the UDP endpoint see them. Any
+// thread may look a match up; the handle it gets keeps the match's published data (level, history,
+// contact feed) alive while a query runs, even if the match ends meanwhile. Nothing here ever waits for
+// a match's worker: queries read the views the match published (world/tick_history.hpp).
+//
+//   std::shared_ptr<MatchHandle> m = directory.find(match_id);
+//   if (!m) return error(wire::ErrorCode::UnknownMatch);
+//   RewindView view = m->history().at(tick);                  // any thread, lock-free
+//   world_raycast(m->level_tree(), entities_of(view), ...);
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collision/bsp_tree.hpp"
+#include "server/contact_feed.hpp"
+#include "shiftcast_generated.h"
+#include "world/tick_history.hpp"
+
+namespace shiftcast {
+
+struct MatchSummary {
+  std::uint32_t match_id = 0;
+  std::string level;
+  int tick_rate = 0;
+  std::uint64_t tick = 0;
+  int players = 0;
+  int max_players = 0;
+  std::uint32_t entities = 0;
+};
+
+struct MatchHealth {
+  MatchSummary summary;
+  double tick_p50_ms = 0;
+  double tick_p99_ms = 0;
+  std::uint64_t late_ticks = 0;
+  std::uint64_t contacts = 0;
+  std::uint64_t invariant_violations = 0;
+};
+
+struct CreateMatchSpec {
+  std::string level;  // a level name from the server's config
+  int max_players = 32;
+  int props = 0;
+  std::uint32_t seed = 1;
+};
+
+struct CreatedMatch {
+  wire::ErrorCode error = wire::ErrorCode::Ok;  // UnknownLevel, BadArgument, TooManyConnections (limit)
+  std::string detail;
+  std::uint32_t match_id = 0;
+};
+
+// The read side of one match: every method is safe on any thread.
+class MatchHandle {
+ public:
+  virtual ~MatchHandle() = default;
+  virtual std::uint32_t id() const = 0;
+  virtual const BspTree& level_tree() const = 0;
+  virtual const TickHistory& history() const = 0;
+  virtual int tick_rate() const = 0;
+  // The view_tick of the client's newest input (lag compensation); nothing for an unknown client.
+  virtual std::optional<double> client_view_tick(std::uint64_t client_id) const = 0;
+  virtual ContactFeed& contact_feed() = 0;
+  virtual MatchHealth health() const = 0;
+  virtual bool ended() const = 0;
+};
+
+class MatchDirectory {
+ public:
+  virtual ~MatchDirectory() = default;
+  virtual std::shared_ptr<MatchHandle> find(std::uint32_t match_id) const = 0;
+  virtual std::vector<std::shared_ptr<MatchHandle>> list() const = 0;  // ascending ids
+  virtual CreatedMatch create(const CreateMatchSpec& spec) = 0;
+  // Ends the match: its worker finishes the tick in progress, flushes reliable events and says goodbye
+  // to its clients; subscribers get match_ended. UnknownMatch when there is none.
+  virtual wire::ErrorCode end(std::uint32_t match_id) = 0;
+};
+
+}  // namespace shiftcast

@@ -1,0 +1,125 @@
+#include "server/match_registry.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace shiftcast {
+
+MatchRegistry::MatchRegistry(std::vector<MatchWorker> workers,
+                             std::map<std::string, std::shared_ptr<const HostedLevel>> levels,
+                             const MatchDefaults& defaults, const MatchServices& services)
+    : workers_(std::move(workers)), levels_(std::move(levels)), defaults_(defaults), services_(services) {}
+
+std::shared_ptr<MatchHandle> MatchRegistry::find(std::uint32_t match_id) const {
+  return find_match(match_id);
+}
+
+std::shared_ptr<Match> MatchRegistry::find_match(std::uint32_t match_id) const {
+  std::shared_lock lock(mutex_);
+  auto it = matches_.find(match_id);
+  if (it == matches_.end() || it->second->ended()) return nullptr;
+  return it->second;
+}
+
+std::vector<std::shared_ptr<MatchHandle>> MatchRegistry::list() const {
+  std::shared_lock lock(mutex_);
+  std::vector<std::shared_ptr<MatchHandle>> out;
+  for (const auto& [id, m] : matches_)
+    if (!m->ended()) out.push_back(m);
+  return out;
+}
+
+std::size_t MatchRegistry::size() const {
+  std::shared_lock lock(mutex_);
+  return matches_.size();
+}
+
+CreatedMatch MatchRegistry::create(const CreateMatchSpec& spec) {
+  CreatedMatch result;
+  auto level = levels_.find(spec.level);
+  if (level == levels_.end()) {
+    result.error = wire::ErrorCode::UnknownLevel;
+    result.detail = "no level named '" + spec.level + "' in the server's config";
+    return result;
+  }
+  if (spec.max_players < 1 || spec.max_players > defaults_.max_players || spec.props < 0 ||
+      spec.props > kMaxPropsPerMatch) {
+    result.error = wire::ErrorCode::BadArgument;
+    result.detail = "max_players must be 1.." + std::to_string(defaults_.max_players) + " and props 0.." +
+                    std::to_string(kMaxPropsPerMatch);
+    return result;
+  }
+  MatchSettings settings;
+  settings.level = level->second;
+  settings.tick_rate = defaults_.tick_rate;
+  settings.snapshot_rate = defaults_.snapshot_rate;
+  settings.max_players = spec.max_players;
+  settings.props = spec.props;
+  settings.seed = spec.seed;
+  settings.connection = defaults_.connection;
+  settings.shutdown_flush_s = defaults_.shutdown_flush_s;
+  MatchWorker worker;
+  {
+    std::unique_lock lock(mutex_);
+    if (int(matches_.size()) >= defaults_.max_matches) {
+      result.error = wire::ErrorCode::TooManyConnections;
+      result.detail = "the server hosts its maximum of " + std::to_string(defaults_.max_matches) + " matches";
+      return result;
+    }
+    settings.id = next_id_++;
+    worker = workers_[next_worker_++ % workers_.size()];
+  }
+  // Building the world (props settling) runs on the caller's thread, outside the lock.
+  std::string error;
+  std::shared_ptr<Match> match =
+      Match::create(settings, *worker.context, *worker.endpoint, services_, &error);
+  if (match == nullptr) {
+    result.error = wire::ErrorCode::UnknownLevel;
+    result.detail = "level '" + spec.level + "' cannot host a match: " + error;
+    return result;
+  }
+  {
+    std::unique_lock lock(mutex_);
+    matches_.emplace(settings.id, match);
+  }
+  match->start();
+  spdlog::info("match {} created on level {} ({} Hz, up to {} players, {} props)", settings.id, spec.level,
+               settings.tick_rate, settings.max_players, settings.props);
+  result.match_id = settings.id;
+  return result;
+}
+
+wire::ErrorCode MatchRegistry::end(std::uint32_t match_id) {
+  std::shared_ptr<Match> match;
+  {
+    std::unique_lock lock(mutex_);
+    auto it = matches_.find(match_id);
+    if (it == matches_.end()) return wire::ErrorCode::UnknownMatch;
+    match = it->second;
+    matches_.erase(it);
+  }
+  // The match's series go once it stopped ticking (it holds pointers into them until then).
+  match->end(wire::ErrorCode::MatchEnded, [metrics = services_.metrics, match_id] {
+    metrics->remove_labelled("match", std::to_string(match_id));
+  });
+  return wire::ErrorCode::Ok;
+}
+
+void MatchRegistry::end_all(std::function<void()> on_done) {
+  std::map<std::uint32_t, std::shared_ptr<Match>> all;
+  {
+    std::unique_lock lock(mutex_);
+    all.swap(matches_);
+  }
+  if (all.empty()) {
+    if (on_done) on_done();
+    return;
+  }
+  auto remaining = std::make_shared<std::atomic<std::size_t>>(all.size());
+  auto done = std::make_shared<std::function<void()>>(std::move(on_done));
+  for (auto& [id, match] : all)
+    match->end(wire::ErrorCode::ShuttingDown, [remaining, done] {
+      if (remaining->fetch_sub(1) == 1 && *done) (*done)();
+    });
+}
+
+}  // namespace shiftcast

@@ -1,0 +1,67 @@
+// MatchRegistry: the server's MatchDirectory. Creates matches on the workers round robin, finds them for
+// the UDP endpoints and the RPC threads (a shared lock for a map lookup), ends them.
+//
+//   MatchRegistry registry(workers, levels, defaults, services);
+//   CreatedMatch m = registry.create({.level = "oa_dm1", .props = 20});   // any thread
+//   std::shared_ptr<Match> match = registry.find_match(id);               // UDP routing
+//   registry.end_all([] { ... });                                          // shutdown
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "server/match.hpp"
+
+namespace shiftcast {
+
+struct MatchWorker {
+  boost::asio::io_context* context = nullptr;
+  UdpEndpoint* endpoint = nullptr;
+};
+
+// Props a CreateMatch may ask for: each is placed at a random walkable point (world/match_scene.hpp).
+inline constexpr int kMaxPropsPerMatch = 512;
+
+struct MatchDefaults {
+  int tick_rate = 64;
+  int snapshot_rate = 32;
+  int max_players = 32;  // the cap a CreateMatch may ask for
+  int max_matches = 64;
+  ConnectionSettings connection;
+  double shutdown_flush_s = 1;
+};
+
+class MatchRegistry final : public MatchDirectory {
+ public:
+  MatchRegistry(std::vector<MatchWorker> workers,
+                std::map<std::string, std::shared_ptr<const HostedLevel>> levels,
+                const MatchDefaults& defaults, const MatchServices& services);
+
+  std::shared_ptr<MatchHandle> find(std::uint32_t match_id) const override;
+  std::vector<std::shared_ptr<MatchHandle>> list() const override;
+  CreatedMatch create(const CreateMatchSpec& spec) override;
+  wire::ErrorCode end(std::uint32_t match_id) override;
+
+  std::shared_ptr<Match> find_match(std::uint32_t match_id) const;
+  // Ends every match (each flushes its reliable events first); `on_done` runs once, on a worker, after
+  // the last one finished.
+  void end_all(std::function<void()> on_done);
+  std::size_t size() const;
+
+ private:
+  std::vector<MatchWorker> workers_;
+  std::map<std::string, std::shared_ptr<const HostedLevel>> levels_;
+  MatchDefaults defaults_;
+  MatchServices services_;
+  mutable std::shared_mutex mutex_;
+  std::map<std::uint32_t, std::shared_ptr<Match>> matches_;
+  std::uint32_t next_id_ = 1;
+  std::size_t next_worker_ = 0;
+};
+
+}  // namespace shiftcast

@@ -1,0 +1,179 @@
+// RpcConnection: one TCP client of the query RPC. Everything it does runs on its own strand: it reads
+// frames (protocol/rpc_frame.hpp), verifies each Envelope, charges the request's cost to its token bucket,
+// answers it (queries through server/query_service.hpp, admin calls through the MatchDirectory) and
+// queues the reply. Replies leave in request order through one write queue, one write at a time, so a
+// client may pipeline any number of requests. Contact subscriptions push ContactPush frames into the same
+// queue; a subscription that finds too many bytes still queued is cut (RpcError SlowConsumer) so a slow
+// reader never makes its match wait and never grows the server's memory.
+//
+// Every refusal is answered with an RpcError carrying the request's id (0 when the envelope cannot be
+// read), counted by reason and logged at debug level (server/rejections.hpp). A frame length over the
+// limit cannot be skipped (the stream has no other markers), so the connection closes after saying so.
+//
+// Created by RpcServer (server/rpc_server.hpp), which shares RpcShared with every connection.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/strand.hpp>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "protocol/rpc_frame.hpp"
+#include "server/contact_subscription.hpp"
+#include "server/match_directory.hpp"
+#include "server/metrics.hpp"
+#include "server/query_service.hpp"
+#include "server/rejections.hpp"
+#include "server/rpc_settings.hpp"
+#include "server/token_bucket.hpp"
+
+namespace shiftcast {
+
+// Everything but queries costs this much of the rate limit (admin and control calls are rare).
+inline constexpr double kControlCost = 1;
+// A connection stops reading while more reply bytes than this wait to be written (a client that
+// pipelines without reading), and resumes when the backlog is written.
+inline constexpr std::size_t kMaxReplyBacklogBytes = 8u << 20;
+// Bytes read from the socket at once.
+inline constexpr std::size_t kRpcReadChunkBytes = 64u << 10;
+// Contact subscriptions one connection may hold, and entities one subscription may name.
+inline constexpr std::size_t kMaxSubscriptionsPerConnection = 64;
+inline constexpr std::size_t kMaxSubscriptionEntities = 4096;
+// A tick's contacts go out in pushes of at most this many events (about 64 KiB).
+inline constexpr std::size_t kMaxEventsPerPush = 1024;
+// IssueConnectToken.valid_seconds must be in [1, this].
+inline constexpr std::uint32_t kMaxTokenValidSeconds = 3600;
+
+// The request kinds, as metric labels.
+enum class RpcKind : std::uint8_t {
+  kRaycast,
+  kSweep,
+  kOverlap,
+  kBatch,
+  kSubscribe,
+  kUnsubscribe,
+  kListMatches,
+  kMatchStatus,
+  kCreateMatch,
+  kEndMatch,
+  kIssueConnectToken,
+  kCount,
+};
+inline constexpr std::size_t kRpcKinds = static_cast<std::size_t>(RpcKind::kCount);
+const char* to_string(RpcKind kind);
+
+struct RpcMetrics {
+  explicit RpcMetrics(MetricsRegistry& registry);
+  std::array<Counter*, kRpcKinds> requests{};   // shiftcast_rpc_requests_total{kind}
+  std::array<Histogram*, kRpcKinds> seconds{};  // shiftcast_rpc_seconds{kind}
+  Gauge* connections = nullptr;                 // shiftcast_rpc_connections
+  Counter* contact_events = nullptr;            // shiftcast_rpc_contact_events_total (pushed)
+};
+
+class RpcConnection;
+
+// What the server and its connections share. Lives as long as the last of them.
+struct RpcShared {
+  RpcShared(MatchDirectory& directory, RpcSettings settings, MetricsRegistry& registry,
+            Rejections& rejections);
+  double now() const;
+  std::uint64_t unix_now() const;
+  // Constant time in the key's contents (both sides hashed first, so not even the length shows).
+  bool admin_key_matches(const flatbuffers::String* given) const;
+
+  MatchDirectory& directory;
+  const RpcSettings settings;
+  Rejections& rejections;
+  RpcMetrics metrics;
+  std::array<std::uint8_t, 32> admin_key_hash{};
+  std::atomic<int> open{0};  // connections accepted and not yet closed
+  std::atomic<bool> stopping{false};
+
+  std::mutex mutex;  // guards the registry below (accepts and closes; stop() walks it)
+  std::map<std::uint64_t, std::weak_ptr<RpcConnection>> connections;
+  std::uint64_t next_connection = 1;
+};
+
+class RpcConnection final : public ContactSink, public std::enable_shared_from_this<RpcConnection> {
+ public:
+  using Executor = boost::asio::strand<boost::asio::io_context::executor_type>;
+  using Socket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, Executor>;
+
+  // `shared.open` must already count this connection; it is released when the connection closes.
+  RpcConnection(Socket socket, std::shared_ptr<RpcShared> shared, std::uint64_t id);
+  ~RpcConnection() override;
+
+  void start();     // any thread: registers and starts reading
+  void shutdown();  // any thread: stop reading, close once every queued reply is written
+
+  void on_contacts(std::uint64_t subscription, const std::shared_ptr<const ContactBatch>& batch) override;
+  void on_match_ended(std::uint64_t subscription) override;
+  void on_overflow(std::uint64_t subscription) override;
+
+ private:
+  struct Subscription {
+    std::shared_ptr<ContactSubscription> subscriber;
+    std::weak_ptr<MatchHandle> match;
+    std::uint32_t match_id = 0;
+    std::uint64_t request_id = 0;
+    std::uint64_t sequence = 0;  // of the last event pushed
+  };
+
+  // rpc_connection.cpp: the stream.
+  void read();
+  void on_read(const boost::system::error_code& error, std::size_t bytes);
+  void handle_frame(std::span<const std::uint8_t> frame);
+  void dispatch(const wire::Envelope& envelope, RpcKind kind);
+  void refuse(wire::ErrorCode code, std::uint64_t request_id, std::string_view detail,
+              std::uint32_t retry_after_ms = 0);
+  void send_error(wire::ErrorCode code, std::uint64_t request_id, std::string_view detail,
+                  std::uint32_t retry_after_ms = 0);
+  void send(wire::Message type, flatbuffers::Offset<void> message, std::uint64_t request_id);
+  void write();
+  void on_write(const boost::system::error_code& error);
+  void close();
+  std::size_t pending_bytes() const { return queued_.size() + writing_.size(); }
+
+  // rpc_handlers.cpp: the requests.
+  void answer_query(const QueryAnswer& answer, std::uint64_t request_id);
+  void list_matches(std::uint64_t request_id);
+  void match_status(const wire::MatchStatus& request, std::uint64_t request_id);
+  void create_match(const wire::CreateMatch& request, std::uint64_t request_id);
+  void end_match(const wire::EndMatch& request, std::uint64_t request_id);
+  void issue_connect_token(const wire::IssueConnectToken& request, std::uint64_t request_id);
+
+  // rpc_contacts.cpp: subscriptions.
+  void subscribe(const wire::SubscribeContacts& request, std::uint64_t request_id);
+  void unsubscribe(const wire::UnsubscribeContacts& request, std::uint64_t request_id);
+  void cut(std::map<std::uint64_t, Subscription>::iterator it, wire::ErrorCode code, std::string_view detail);
+  void drop_subscriptions();
+
+  Socket socket_;
+  std::shared_ptr<RpcShared> shared_;
+  const std::uint64_t id_;
+  std::string peer_;
+  TokenBucket bucket_;
+  FrameReader reader_;
+  std::vector<std::uint8_t> read_buffer_;
+  std::vector<std::uint8_t> frame_;  // the frame being handled, copied to an aligned buffer
+  flatbuffers::FlatBufferBuilder fbb_;
+  QueryScratch scratch_;
+  std::vector<std::uint8_t> queued_;   // frames waiting for the write in progress
+  std::vector<std::uint8_t> writing_;  // the write in progress
+  std::vector<wire::ContactEvent> events_;
+  std::map<std::uint64_t, Subscription> subscriptions_;
+  std::uint64_t next_subscription_ = 1;
+  bool reading_ = false;
+  bool read_paused_ = false;
+  bool write_active_ = false;
+  bool closing_ = false;  // no more reads: close when the queue is written
+  bool closed_ = false;
+};
+
+}  // namespace shiftcast

@@ -1,0 +1,228 @@
+#include "server/server.hpp"
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
+#include <chrono>
+
+#include "protocol/crypto.hpp"
+#include "server/http_server.hpp"
+#include "server/match_registry.hpp"
+#include "server/rpc_server.hpp"
+#include "server/udp_endpoint.hpp"
+
+namespace shiftcast {
+
+namespace asio = boost::asio;
+
+namespace {
+
+std::uint64_t unix_now() {
+  return std::uint64_t(
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
+}
+
+int thread_count(int configured) {
+  return configured > 0 ? configured : std::max(1, int(std::thread::hardware_concurrency()));
+}
+
+}  // namespace
+
+void Server::Pool::create(int count) {
+  for (int i = 0; i < count; ++i) {
+    contexts.push_back(std::make_unique<asio::io_context>(1));
+    guards.push_back(asio::make_work_guard(*contexts.back()));
+  }
+}
+
+void Server::Pool::run() {
+  for (auto& c : contexts)
+    threads.emplace_back([context = c.get()] { context->run(); });
+}
+
+void Server::Pool::stop() {
+  for (auto& g : guards)
+    g.reset();
+  for (auto& c : contexts)
+    asio::post(*c, [context = c.get()] { context->stop(); });
+}
+
+void Server::Pool::join() {
+  for (auto& t : threads)
+    if (t.joinable()) t.join();
+  threads.clear();
+}
+
+Server::Server(ServerConfig config)
+    : config_(std::move(config)), udp_rejections_(metrics_, "udp"), rpc_rejections_(metrics_, "rpc") {}
+
+Server::~Server() {
+  shutdown();
+  wait();
+}
+
+std::string Server::load_keys() {
+  if (!crypto_init()) return "libsodium failed to initialise";
+  const std::optional<Key> token_key = key_from_hex(read_key_file_line(config_, config_.token_key_file));
+  if (!token_key) return "token key file " + config_.token_key_file + ": not 64 hex digits";
+  keys_.token_key = *token_key;
+  keys_.challenge_key = random_key();
+  admin_key_ = read_key_file_line(config_, config_.admin_key_file);
+  if (admin_key_.empty()) return "admin key file " + config_.admin_key_file + " is empty";
+  return {};
+}
+
+std::string Server::load_levels() {
+  for (const LevelConfig& lc : config_.levels) {
+    const auto started = std::chrono::steady_clock::now();
+    HostedLevelResult r = load_hosted_level(lc, config_);
+    if (!r.ok()) return "level " + lc.name + ": " + r.error;
+    spdlog::info(
+        "level {} loaded from {}{} in {:.0f} ms ({} brushes)", lc.name, r.level->source,
+        r.level->used_fallback ? " (fallback)" : "",
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count(),
+        r.level->compiled.level.brushes.size());
+    levels_.emplace(lc.name, std::move(r.level));
+  }
+  return {};
+}
+
+std::string Server::start() {
+  if (std::string e = load_keys(); !e.empty()) return e;
+  if (std::string e = load_levels(); !e.empty()) return e;
+
+  const int workers = thread_count(config_.threads);
+  workers_.create(workers);
+  rpc_pool_.create(thread_count(config_.rpc_threads));
+
+  // UDP: every worker binds the same port; the first bind picks it when the config says 0.
+  Counter& packets_in =
+      metrics_.counter("shiftcast_udp_packets_total", "UDP datagrams", {{"direction", "in"}});
+  Counter& packets_out =
+      metrics_.counter("shiftcast_udp_packets_total", "UDP datagrams", {{"direction", "out"}});
+  Counter& bytes_in = metrics_.counter("shiftcast_udp_bytes_total", "UDP bytes", {{"direction", "in"}});
+  Counter& bytes_out = metrics_.counter("shiftcast_udp_bytes_total", "UDP bytes", {{"direction", "out"}});
+  Counter& send_failures = metrics_.counter("shiftcast_udp_send_failures_total",
+                                            "Datagrams the kernel refused to queue (send buffer full)");
+  const asio::ip::address bind_address = asio::ip::make_address(config_.bind_address);
+  std::uint16_t udp_port = config_.udp_port;
+  public_address_ = config_.public_address;
+  std::vector<MatchWorker> match_workers;
+  for (int i = 0; i < workers; ++i) {
+    UdpEndpointServices s;
+    s.keys = &keys_;
+    s.replay_cache = &replay_cache_;
+    s.rejections = &udp_rejections_;
+    s.find_match = [this](std::uint32_t id) { return registry_->find_match(id); };
+    s.unix_now = unix_now;
+    s.packets_in = &packets_in;
+    s.bytes_in = &bytes_in;
+    s.packets_out = &packets_out;
+    s.bytes_out = &bytes_out;
+    s.send_failures = &send_failures;
+    auto endpoint = std::make_unique<UdpEndpoint>(*workers_.contexts[i], s);
+    if (std::string e = endpoint->open({bind_address, udp_port}); !e.empty()) return e;
+    udp_port = endpoint->port();
+    endpoints_.push_back(std::move(endpoint));
+    match_workers.push_back({workers_.contexts[i].get(), endpoints_.back().get()});
+  }
+  if (public_address_.empty()) public_address_ = config_.bind_address + ":" + std::to_string(udp_port);
+  for (auto& e : endpoints_)
+    e->set_public_address(public_address_);
+  ports_.udp = udp_port;
+
+  MatchDefaults defaults;
+  defaults.tick_rate = config_.tick_rate;
+  defaults.snapshot_rate = config_.snapshot_rate;
+  defaults.max_players = config_.max_players;
+  defaults.max_matches = config_.max_matches;
+  defaults.connection.timeout = config_.connection_timeout_s;
+  defaults.connection.keepalive_interval = config_.keepalive_interval_s;
+  defaults.connection.max_pending_events = std::size_t(config_.max_pending_events);
+  defaults.shutdown_flush_s = config_.shutdown_flush_s;
+  MatchServices services;
+  services.metrics = &metrics_;
+  services.rejections = &udp_rejections_;
+  services.packets_out = &packets_out;
+  services.bytes_out = &bytes_out;
+  registry_ = std::make_unique<MatchRegistry>(std::move(match_workers), levels_, defaults, services);
+
+  for (const InitialMatchConfig& m : config_.matches)
+    for (int i = 0; i < m.count; ++i) {
+      CreatedMatch created = registry_->create({m.level, m.max_players, m.props, m.seed + std::uint32_t(i)});
+      if (created.error != wire::ErrorCode::Ok) return "match on " + m.level + ": " + created.detail;
+    }
+
+  RpcSettings rpc;
+  rpc.bind_address = config_.bind_address;
+  rpc.port = config_.rpc_port;
+  rpc.max_connections = config_.rpc_max_connections;
+  rpc.max_frame_bytes = config_.rpc_max_frame_bytes;
+  rpc.max_batch = config_.rpc_max_batch;
+  rpc.rate = config_.rpc_rate;
+  rpc.burst = config_.rpc_burst;
+  rpc.subscriber_max_pending_bytes = config_.subscriber_max_pending_bytes;
+  rpc.admin_key = admin_key_;
+  rpc.keys = keys_;
+  rpc.public_address = public_address_;
+  rpc.token_valid_seconds = config_.token_valid_seconds;
+  rpc.unix_now = unix_now;
+  std::vector<asio::io_context*> rpc_contexts;
+  for (auto& c : rpc_pool_.contexts)
+    rpc_contexts.push_back(c.get());
+  rpc_ = std::make_unique<RpcServer>(rpc_contexts, *registry_, rpc, metrics_, rpc_rejections_);
+  if (std::string e = rpc_->start(); !e.empty()) return e;
+  ports_.rpc = rpc_->port();
+
+  HttpRoutes routes;
+  routes.metrics = [this] { return metrics_.render(); };
+  routes.ready = [this] { return ready_.load() && !shutting_down_.load(); };
+  http_ =
+      std::make_unique<HttpServer>(*rpc_pool_.contexts[0], config_.bind_address, config_.http_port, routes);
+  if (std::string e = http_->start(); !e.empty()) return e;
+  ports_.http = http_->port();
+
+  for (auto& e : endpoints_)
+    e->start();
+  workers_.run();
+  rpc_pool_.run();
+  ready_.store(true);
+  spdlog::info("shiftcast-server ready: {} workers, {} rpc threads, udp {} rpc {} http {}, {} matches",
+               workers, rpc_pool_.contexts.size(), ports_.udp, ports_.rpc, ports_.http, registry_->size());
+  return {};
+}
+
+void Server::shutdown() {
+  if (shutting_down_.exchange(true)) return;
+  ready_.store(false);
+  spdlog::info("shutting down: no new connections, flushing matches");
+  if (rpc_) rpc_->stop();
+  auto matches_ended = [this] {
+    std::lock_guard lock(done_mutex_);
+    matches_ended_ = true;
+    done_cv_.notify_all();
+  };
+  if (registry_ == nullptr || workers_.threads.empty()) return matches_ended();
+  registry_->end_all(matches_ended);
+}
+
+void Server::wait() {
+  {
+    std::unique_lock lock(done_mutex_);
+    done_cv_.wait(lock, [this] { return matches_ended_; });
+    if (stopped_) return;
+    stopped_ = true;
+  }
+  // Each worker closes its socket, then stops: posted in that order, run in that order.
+  for (std::size_t i = 0; i < endpoints_.size(); ++i) {
+    asio::post(*workers_.contexts[i], [e = endpoints_[i].get()] { e->close(); });
+  }
+  if (http_) asio::post(*rpc_pool_.contexts[0], [h = http_.get()] { h->stop(); });
+  workers_.stop();
+  rpc_pool_.stop();
+  workers_.join();
+  rpc_pool_.join();
+  spdlog::info("shiftcast-server stopped");
+}
+
+}  // namespace shiftcast

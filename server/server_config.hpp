@@ -1,0 +1,108 @@
+// ServerConfig: everything an operator sets, with one default each, read from a TOML file
+// (configs/server.toml is the shipped, commented example) and then overridden from the command line.
+// Loading is the program's edge: a bad file or value throws ConfigError with the key and the reason,
+// and shiftcast-server prints it and exits with status 2.
+//
+//   ServerConfig c = load_server_config("configs/server.toml");   // throws ConfigError
+//   apply_override(c, "udp_port", "0");                            // --udp-port 0; throws ConfigError
+//   validate(c);                                                   // ranges, files, levels; throws
+//
+// Unknown sections and keys are errors (a typo must not silently leave a default in force), and so are
+// values of the wrong type. Syntax and type errors name file:line:col; validate() names the file, the
+// key and the value ("configs/server.toml: [match] tick_rate = 500: must be 20..128") and reports every
+// problem at once, one per line. One table of settings in server_config.cpp serves both the TOML keys
+// and the command-line flags; the flag of [section] key is listed next to it in configs/server.toml.
+// Matches created at startup are [[initial_match]] tables: TOML cannot have both [match] and [[match]].
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shiftcast {
+
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct LevelConfig {
+  std::string name;      // what CreateMatch names
+  std::string path;      // .bsp, .map, .obj or compiled .level
+  std::string fallback;  // used when `path` does not exist (e.g. a shipped .map)
+};
+
+struct InitialMatchConfig {
+  std::string level;
+  int count = 1;
+  int max_players = 32;
+  int props = 0;
+  std::uint32_t seed = 1;
+};
+
+struct ServerConfig {
+  // [network]
+  std::string bind_address = "127.0.0.1";
+  std::string public_address;      // "ip:port" written into connect tokens; empty: bind_address:udp_port
+  std::uint16_t udp_port = 40000;  // 0: any free port (the server logs and prints the ports it got)
+  std::uint16_t rpc_port = 40001;
+  std::uint16_t http_port = 40002;
+  int threads = 0;      // match worker threads (ticks and UDP), 0: one per core
+  int rpc_threads = 0;  // RPC and HTTP threads, apart from the match workers so a query never delays a
+                        // tick; 0: one per core
+
+  // [match]
+  int tick_rate = 64;      // Hz, 20..128
+  int snapshot_rate = 32;  // Hz, 1..tick_rate: a snapshot every round(tick_rate / snapshot_rate) ticks
+  int max_matches = 64;
+  int max_players = 32;  // per match
+  double connection_timeout_s = 5;
+  double keepalive_interval_s = 0.25;
+  int max_pending_events = 4096;  // per connection: beyond it the client is too far behind and dropped
+
+  // [rpc]
+  int rpc_max_connections = 256;
+  std::uint32_t rpc_max_frame_bytes = 1u << 20;
+  int rpc_max_batch = 4096;  // queries in one Batch
+  double rpc_rate = 100000;  // cost units per second per connection (a raycast costs 1)
+  double rpc_burst = 20000;  // bucket size
+  std::uint32_t subscriber_max_pending_bytes = 4u << 20;
+
+  // [security]
+  std::string token_key_file;  // 64 hex digits; relative paths are relative to the config file
+  std::string admin_key_file;  // the admin API key (any text, first line)
+  std::uint32_t token_valid_seconds = 30;
+
+  // [log]
+  std::string log_level = "info";  // trace, debug, info, warn, error, off
+
+  // [shutdown]
+  double shutdown_flush_s = 1;  // how long to wait for clients to acknowledge their last events
+
+  std::vector<LevelConfig> levels;          // [[level]]
+  std::vector<InitialMatchConfig> matches;  // [[match]]: created at startup
+
+  std::string config_dir;   // directory of the file loaded (relative paths resolve against it)
+  std::string config_file;  // the file loaded, as named by the caller: the prefix of error messages
+};
+
+ServerConfig load_server_config(const std::string& path);
+// `source_name` stands for the file in messages.
+ServerConfig parse_server_config(std::string_view toml_text, const std::string& config_dir,
+                                 const std::string& source_name = "config");
+// `key` is the flag name without the leading dashes, dashes or underscores alike ("udp-port",
+// "log_level"). The value is checked against the setting's own range at once; checks that involve
+// other settings (snapshot_rate <= tick_rate) wait for validate().
+void apply_override(ServerConfig& config, std::string_view key, std::string_view value);
+// Every flag apply_override accepts, in table order ("udp-port", ...), for --help.
+std::vector<std::string> override_names();
+void validate(const ServerConfig& config);
+// A key file's first line, surrounding whitespace trimmed (the token key's 64 hex digits go on to
+// key_from_hex; the admin key is used as is). `path` resolves against the config dir. Throws ConfigError
+// when the file cannot be read or the line is empty.
+std::string read_key_file_line(const ServerConfig& config, const std::string& path);
+// `path` if absolute (or no config dir is known), else config_dir/path.
+std::string resolve_path(const ServerConfig& config, const std::string& path);
+
+}  // namespace shiftcast

@@ -1,0 +1,181 @@
+#include "server/udp_endpoint.hpp"
+
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <boost/asio/post.hpp>
+
+#include "protocol/envelope.hpp"
+#include "server/match.hpp"
+
+namespace shiftcast {
+
+namespace asio = boost::asio;
+using asio::ip::udp;
+
+std::string to_address(const udp::endpoint& endpoint) {
+  return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+}
+
+UdpEndpoint::UdpEndpoint(asio::io_context& context, const UdpEndpointServices& services)
+    : context_(context), services_(services), socket_(context) {}
+
+std::string UdpEndpoint::open(const udp::endpoint& bind) {
+  boost::system::error_code ec;
+  socket_.open(bind.protocol(), ec);
+  if (ec) return "udp open: " + ec.message();
+  socket_.set_option(asio::socket_base::reuse_address(true), ec);
+  int one = 1;
+  if (::setsockopt(socket_.native_handle(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0)
+    return "udp: SO_REUSEPORT refused";
+  // Bursts of snapshots to hundreds of clients leave in one tick: give the kernel room for them.
+  socket_.set_option(asio::socket_base::send_buffer_size(4 << 20), ec);
+  socket_.set_option(asio::socket_base::receive_buffer_size(4 << 20), ec);
+  socket_.bind(bind, ec);
+  if (ec) return "udp bind " + to_address(bind) + ": " + ec.message();
+  socket_.non_blocking(true, ec);
+  return {};
+}
+
+void UdpEndpoint::start() {
+  receive();
+}
+
+void UdpEndpoint::close() {
+  boost::system::error_code ec;
+  socket_.close(ec);
+}
+
+std::uint16_t UdpEndpoint::port() const {
+  boost::system::error_code ec;
+  return socket_.local_endpoint(ec).port();
+}
+
+void UdpEndpoint::send(std::span<const std::uint8_t> datagram, const udp::endpoint& to) {
+  boost::system::error_code ec;
+  socket_.send_to(asio::buffer(datagram.data(), datagram.size()), to, 0, ec);
+  if (ec) {
+    services_.send_failures->add();
+    return;
+  }
+  services_.packets_out->add();
+  services_.bytes_out->add(datagram.size());
+}
+
+void UdpEndpoint::receive() {
+  socket_.async_receive_from(asio::buffer(buffer_), sender_,
+                             [this](boost::system::error_code ec, std::size_t n) {
+                               if (ec == asio::error::operation_aborted || !socket_.is_open()) return;
+                               if (!ec) handle(std::span(buffer_.data(), n), sender_);
+                               receive();
+                             });
+}
+
+void UdpEndpoint::handle(std::span<const std::uint8_t> datagram, const udp::endpoint& from) {
+  services_.packets_in->add();
+  services_.bytes_in->add(datagram.size());
+  const std::string peer = to_address(from);
+  const EnvelopeView view = verify_envelope(datagram, kMaxDatagramBytes);
+  if (view.error != wire::ErrorCode::Ok) {
+    // No reply: an unverifiable datagram may come from a spoofed address.
+    services_.rejections->reject(view.error, peer,
+                                 "datagram of " + std::to_string(datagram.size()) + " bytes");
+    return;
+  }
+  switch (view.envelope->message_type()) {
+    case wire::Message::ConnectionRequest:
+      return on_connection_request(*view.envelope->message_as_ConnectionRequest(), datagram.size(), from,
+                                   peer);
+    case wire::Message::ChallengeResponse:
+      return on_challenge_response(*view.envelope->message_as_ChallengeResponse(), datagram.size(), from,
+                                   peer);
+    case wire::Message::Packet:
+      return on_packet(*view.envelope->message_as_Packet(), datagram, from, peer);
+    default:
+      services_.rejections->reject(wire::ErrorCode::UnexpectedMessage, peer,
+                                   wire::EnumNameMessage(view.envelope->message_type()));
+  }
+}
+
+void UdpEndpoint::deny(wire::ErrorCode code, std::size_t request_bytes, const udp::endpoint& to) {
+  const std::vector<std::uint8_t> denied = build_denied(code);
+  if (denied.size() > request_bytes) {
+    services_.rejections->reject(wire::ErrorCode::AmplificationRefused, to_address(to), "denial not sent");
+    return;
+  }
+  send(denied, to);
+}
+
+void UdpEndpoint::on_connection_request(const wire::ConnectionRequest& request, std::size_t request_bytes,
+                                        const udp::endpoint& from, const std::string& peer) {
+  if (request_bytes < kMinRequestBytes) {
+    services_.rejections->reject(wire::ErrorCode::AmplificationRefused, peer, "unpadded connection request");
+    return;
+  }
+  const OpenedToken token =
+      open_connect_token(services_.keys->token_key, request, services_.public_address, services_.unix_now());
+  if (token.error != wire::ErrorCode::Ok) {
+    services_.rejections->reject(token.error, peer,
+                                 "connection request for match " + std::to_string(request.match_id()));
+    return deny(token.error, request_bytes, from);
+  }
+  if (services_.replay_cache->spent(token.mac)) {
+    services_.rejections->reject(wire::ErrorCode::TokenReplayed, peer, "token already used");
+    return deny(wire::ErrorCode::TokenReplayed, request_bytes, from);
+  }
+  if (services_.find_match(token.match_id) == nullptr) {
+    services_.rejections->reject(wire::ErrorCode::UnknownMatch, peer,
+                                 "match " + std::to_string(token.match_id));
+    return deny(wire::ErrorCode::UnknownMatch, request_bytes, from);
+  }
+  const std::vector<std::uint8_t> challenge =
+      make_challenge(*services_.keys, token, peer, random_token_nonce(), random_token_nonce());
+  if (challenge.size() > request_bytes) {
+    services_.rejections->reject(wire::ErrorCode::AmplificationRefused, peer,
+                                 "challenge larger than request");
+    return;
+  }
+  send(challenge, from);
+}
+
+void UdpEndpoint::on_challenge_response(const wire::ChallengeResponse& response, std::size_t response_bytes,
+                                        const udp::endpoint& from, const std::string& peer) {
+  if (response_bytes < kMinRequestBytes) {
+    services_.rejections->reject(wire::ErrorCode::AmplificationRefused, peer, "unpadded challenge response");
+    return;
+  }
+  const AcceptedChallenge accepted =
+      open_challenge_response(*services_.keys, response, peer, services_.unix_now());
+  if (accepted.error != wire::ErrorCode::Ok) {
+    services_.rejections->reject(accepted.error, peer, "challenge response");
+    return deny(accepted.error, response_bytes, from);
+  }
+  std::shared_ptr<Match> match = services_.find_match(accepted.match_id);
+  if (match == nullptr) {
+    services_.rejections->reject(wire::ErrorCode::UnknownMatch, peer,
+                                 "match " + std::to_string(accepted.match_id));
+    return deny(wire::ErrorCode::UnknownMatch, response_bytes, from);
+  }
+  if (!services_.replay_cache->spend(accepted.token_mac, accepted.expires_at, services_.unix_now())) {
+    services_.rejections->reject(wire::ErrorCode::TokenReplayed, peer, "token already used");
+    return deny(wire::ErrorCode::TokenReplayed, response_bytes, from);
+  }
+  Match* owner = match.get();
+  asio::post(owner->worker(),
+             [match = std::move(match), accepted, from] { match->on_connect(accepted, from); });
+}
+
+void UdpEndpoint::on_packet(const wire::Packet& packet, std::span<const std::uint8_t> datagram,
+                            const udp::endpoint& from, const std::string& peer) {
+  std::shared_ptr<Match> match = services_.find_match(packet.match_id());
+  if (match == nullptr) {
+    services_.rejections->reject(wire::ErrorCode::UnknownMatch, peer,
+                                 "packet for match " + std::to_string(packet.match_id()));
+    return;
+  }
+  Match* owner = match.get();
+  asio::post(owner->worker(),
+             [match = std::move(match), bytes = std::vector<std::uint8_t>(datagram.begin(), datagram.end()),
+              from]() mutable { match->on_packet(std::move(bytes), from); });
+}
+
+}  // namespace shiftcast

@@ -1,0 +1,79 @@
+// UdpEndpoint: one worker's UDP socket. Every worker binds the same port (SO_REUSEPORT), so the kernel
+// spreads clients over the workers; each datagram is verified here, the stateless handshake (request,
+// challenge, response) is answered here, and a connected packet is handed to the worker that owns its
+// match with `post`. The owner replies through its own worker's endpoint, from the same port.
+//
+// Before a connection exists the server never replies with more bytes than it received, keeps no state
+// for a request (the challenge carries it), and refuses each bad datagram with a counted reason.
+#pragma once
+
+#include <array>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/udp.hpp>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+
+#include "protocol/handshake.hpp"
+#include "protocol/wire_constants.hpp"
+#include "server/metrics.hpp"
+#include "server/rejections.hpp"
+#include "server/token_replay_cache.hpp"
+
+namespace shiftcast {
+
+class Match;
+
+struct UdpEndpointServices {
+  const ServerKeys* keys = nullptr;
+  std::string public_address;  // what tokens must be bound to
+  TokenReplayCache* replay_cache = nullptr;
+  Rejections* rejections = nullptr;
+  // Finds a match by id (any thread), null when unknown or ended.
+  std::function<std::shared_ptr<Match>(std::uint32_t)> find_match;
+  std::function<std::uint64_t()> unix_now;
+  Counter* packets_in = nullptr;
+  Counter* bytes_in = nullptr;
+  Counter* packets_out = nullptr;
+  Counter* bytes_out = nullptr;
+  Counter* send_failures = nullptr;
+};
+
+class UdpEndpoint {
+ public:
+  UdpEndpoint(boost::asio::io_context& context, const UdpEndpointServices& services);
+  // Binds (with SO_REUSEPORT so every worker can bind the same port); an error string on failure.
+  std::string open(const boost::asio::ip::udp::endpoint& bind);
+  // Tokens must name this address; known once the first endpoint bound (config port 0).
+  void set_public_address(std::string address) { services_.public_address = std::move(address); }
+  void start();
+  void close();
+  std::uint16_t port() const;
+  // Worker thread only. A full socket buffer drops the datagram and counts it (UDP may lose it anyway).
+  void send(std::span<const std::uint8_t> datagram, const boost::asio::ip::udp::endpoint& to);
+
+  // Handles one datagram as if it had just arrived (the receive loop's body).
+  void handle(std::span<const std::uint8_t> datagram, const boost::asio::ip::udp::endpoint& from);
+
+ private:
+  void receive();
+  void on_connection_request(const wire::ConnectionRequest& request, std::size_t request_bytes,
+                             const boost::asio::ip::udp::endpoint& from, const std::string& peer);
+  void on_challenge_response(const wire::ChallengeResponse& response, std::size_t response_bytes,
+                             const boost::asio::ip::udp::endpoint& from, const std::string& peer);
+  void on_packet(const wire::Packet& packet, std::span<const std::uint8_t> datagram,
+                 const boost::asio::ip::udp::endpoint& from, const std::string& peer);
+  void deny(wire::ErrorCode code, std::size_t request_bytes, const boost::asio::ip::udp::endpoint& to);
+
+  boost::asio::io_context& context_;
+  UdpEndpointServices services_;
+  boost::asio::ip::udp::socket socket_;
+  boost::asio::ip::udp::endpoint sender_;
+  // One byte more than the largest datagram, so an oversized one is seen as such, not truncated to fit.
+  std::array<std::uint8_t, kMaxDatagramBytes + 1> buffer_{};
+};
+
+std::string to_address(const boost::asio::ip::udp::endpoint& endpoint);  // "ip:port"
+
+}  // namespace shiftcast

@@ -1,0 +1,221 @@
+// The test vectors of docs/protocol.md, rebuilt by the library: the written standard and the code
+// cannot drift apart. Each vector in the document is a line `<!-- vector: NAME -->` followed by a
+// ```hex block. When a change to the wire is intended, the failure message prints the new hex to paste.
+#include <gtest/gtest.h>
+#include <sodium.h>
+
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "protocol/connect_token.hpp"
+#include "protocol/envelope.hpp"
+#include "protocol/handshake.hpp"
+#include "protocol/packet.hpp"
+#include "protocol/rpc_frame.hpp"
+#include "protocol/wire_constants.hpp"
+
+namespace shiftcast {
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+// The fixed inputs docs/protocol.md lists under "Test vectors".
+template <std::size_t N>
+std::array<std::uint8_t, N> counting(std::uint8_t first) {
+  std::array<std::uint8_t, N> out;
+  for (std::size_t i = 0; i < N; ++i)
+    out[i] = static_cast<std::uint8_t>(first + i);
+  return out;
+}
+const Key kTokenKey = counting<kKeyBytes>(0x00);
+const Key kChallengeKey = counting<kKeyBytes>(0x20);
+const Key kClientToServer = counting<kKeyBytes>(0x40);
+const Key kServerToClient = counting<kKeyBytes>(0x60);
+const TokenNonce kTokenNonce = counting<kTokenNonceBytes>(0x80);
+const TokenNonce kOuterNonce = counting<kTokenNonceBytes>(0xa0);
+const TokenNonce kInnerNonce = counting<kTokenNonceBytes>(0xc0);
+constexpr std::uint32_t kMatchId = 7;
+constexpr std::uint64_t kClientId = 1001;
+constexpr std::uint64_t kExpiresAt = 1'700'000'030;
+constexpr std::uint64_t kNow = 1'700'000'000;
+constexpr char kServerAddress[] = "127.0.0.1:40000";
+constexpr char kClientAddress[] = "127.0.0.1:50000";
+constexpr PacketHeader kPacketHeader{kMatchId, kClientId, 1, 0, 0};
+constexpr std::uint64_t kKeepAliveTick = 100;
+
+const std::vector<std::string> kVectorNames = {"token_ad",           "packet_ad",
+                                               "packet_nonce",       "connect_token_sealed",
+                                               "connection_request", "connection_challenge",
+                                               "packet_keep_alive",  "rpc_raycast_frame"};
+
+std::string to_hex(const Bytes& bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    out.push_back(kDigits[bytes[i] >> 4]);
+    out.push_back(kDigits[bytes[i] & 15]);
+    if (i % 32 == 31 && i + 1 < bytes.size()) out.push_back('\n');
+  }
+  return out;
+}
+
+// Every `<!-- vector: NAME -->` followed by a ```hex block, as bytes. A malformed block fails the test.
+std::map<std::string, Bytes> read_vectors(const std::string& path) {
+  std::ifstream file(path);
+  EXPECT_TRUE(file.good()) << path;
+  std::map<std::string, Bytes> vectors;
+  const std::string marker = "<!-- vector: ";
+  std::string line;
+  while (std::getline(file, line)) {
+    const auto at = line.find(marker);
+    if (at == std::string::npos) continue;
+    const auto end = line.find(" -->", at);
+    const std::string name = line.substr(at + marker.size(), end - at - marker.size());
+    EXPECT_TRUE(std::getline(file, line) && line == "```hex") << name << ": no ```hex block after the marker";
+    std::string digits;
+    while (std::getline(file, line) && line != "```") {
+      for (char c : line) {
+        if (std::isxdigit(static_cast<unsigned char>(c))) {
+          digits.push_back(c);
+        } else {
+          EXPECT_TRUE(std::isspace(static_cast<unsigned char>(c))) << name << ": '" << c << "'";
+        }
+      }
+    }
+    EXPECT_EQ(digits.size() % 2, 0u) << name;
+    Bytes bytes;
+    for (std::size_t i = 0; i + 1 < digits.size(); i += 2) {
+      bytes.push_back(static_cast<std::uint8_t>(std::stoi(digits.substr(i, 2), nullptr, 16)));
+    }
+    EXPECT_FALSE(vectors.count(name)) << name << " appears twice";
+    vectors[name] = std::move(bytes);
+  }
+  return vectors;
+}
+
+ConnectToken vector_token() {
+  return issue_connect_token(kTokenKey, kServerAddress, kMatchId, kClientId, kExpiresAt, kTokenNonce,
+                             kClientToServer, kServerToClient);
+}
+
+Bytes keep_alive_envelope() {
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto body = wire::CreateKeepAlive(fbb, kKeepAliveTick);
+  finish_envelope(fbb, wire::Message::KeepAlive, body.Union());
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
+// Build order matters for the bytes (not for their meaning): filter, then the request, then the envelope.
+Bytes raycast_frame() {
+  flatbuffers::FlatBufferBuilder fbb;
+  const wire::Vec3f origin(0, 0, 64);
+  const wire::Vec3f direction(1, 0, 0);
+  const auto filter = wire::CreateQueryFilter(fbb, 0xffffffffu, 0, true);
+  const auto request = wire::CreateRaycastRequest(fbb, kMatchId, &origin, &direction, 1000.0f, filter);
+  finish_envelope(fbb, wire::Message::RaycastRequest, request.Union(), 1);
+  Bytes frame;
+  append_frame(frame, {fbb.GetBufferPointer(), fbb.GetSize()});
+  return frame;
+}
+
+// Every vector, built by the library from the fixed inputs.
+std::map<std::string, Bytes> library_vectors() {
+  std::map<std::string, Bytes> v;
+  v["token_ad"] = token_associated_data(kMatchId, kClientId, kExpiresAt);
+  v["packet_ad"] = packet_associated_data(kPacketHeader, Direction::kClientToServer);
+  // Not a library output: the doc's layout, checked below by opening the packet vector with it.
+  v["packet_nonce"] = {0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
+  const ConnectToken token = vector_token();
+  v["connect_token_sealed"] = token.sealed;
+  v["connection_request"] = build_connection_request(token);
+
+  const EnvelopeView request = verify_envelope(v["connection_request"], kMaxDatagramBytes);
+  EXPECT_EQ(request.error, wire::ErrorCode::Ok);
+  const OpenedToken opened =
+      open_connect_token(kTokenKey, *request.envelope->message_as_ConnectionRequest(), kServerAddress, kNow);
+  EXPECT_EQ(opened.error, wire::ErrorCode::Ok);
+  const ServerKeys keys{kTokenKey, kChallengeKey};
+  v["connection_challenge"] = make_challenge(keys, opened, kClientAddress, kOuterNonce, kInnerNonce);
+  v["packet_keep_alive"] =
+      seal_packet(kPacketHeader, Direction::kClientToServer, kClientToServer, keep_alive_envelope());
+  v["rpc_raycast_frame"] = raycast_frame();
+  return v;
+}
+
+class TestVectorsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(crypto_init());
+    doc_ = read_vectors(SHIFTCAST_SOURCE_DIR "/docs/protocol.md");
+    library_ = library_vectors();
+  }
+  std::map<std::string, Bytes> doc_;
+  std::map<std::string, Bytes> library_;
+};
+
+TEST_F(TestVectorsTest, EveryVectorIsInTheDocument) {
+  for (const auto& name : kVectorNames)
+    EXPECT_TRUE(doc_.count(name)) << name;
+  for (const auto& [name, bytes] : doc_) {
+    EXPECT_TRUE(library_.count(name)) << "the document has a vector no test rebuilds: " << name;
+  }
+}
+
+TEST_F(TestVectorsTest, DocumentMatchesTheLibrary) {
+  for (const auto& name : kVectorNames) {
+    const Bytes& built = library_.at(name);
+    EXPECT_EQ(doc_[name], built) << name << " (" << built.size() << " bytes) is, from the library:\n"
+                                 << "<!-- vector: " << name << " -->\n```hex\n"
+                                 << to_hex(built) << "\n```";
+  }
+}
+
+TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
+  // The documented request opens as the documented token, with the documented keys.
+  const EnvelopeView request = verify_envelope(doc_["connection_request"], kMaxDatagramBytes);
+  ASSERT_EQ(request.error, wire::ErrorCode::Ok);
+  EXPECT_EQ(doc_["connection_request"].size(), kMinRequestBytes);
+  const OpenedToken opened =
+      open_connect_token(kTokenKey, *request.envelope->message_as_ConnectionRequest(), kServerAddress, kNow);
+  ASSERT_EQ(opened.error, wire::ErrorCode::Ok);
+  EXPECT_EQ(opened.client_to_server, kClientToServer);
+  EXPECT_EQ(opened.server_to_client, kServerToClient);
+
+  // The documented challenge is answerable by the token's holder.
+  const EnvelopeView challenge = verify_envelope(doc_["connection_challenge"], kMaxDatagramBytes);
+  ASSERT_EQ(challenge.error, wire::ErrorCode::Ok);
+  EXPECT_TRUE(
+      build_challenge_response(vector_token(), *challenge.envelope->message_as_ConnectionChallenge()));
+
+  // The documented packet opens with libsodium called directly under the documented AD and nonce.
+  const EnvelopeView packet = verify_envelope(doc_["packet_keep_alive"], kMaxDatagramBytes);
+  ASSERT_EQ(packet.error, wire::ErrorCode::Ok);
+  const auto* sealed = packet.envelope->message_as_Packet()->sealed();
+  ASSERT_EQ(doc_["packet_nonce"].size(), 12u);
+  Bytes plain(sealed->size() - kMacBytes);
+  unsigned long long plain_length = 0;
+  ASSERT_EQ(crypto_aead_chacha20poly1305_ietf_decrypt(plain.data(), &plain_length, nullptr, sealed->data(),
+                                                      sealed->size(), doc_["packet_ad"].data(),
+                                                      doc_["packet_ad"].size(), doc_["packet_nonce"].data(),
+                                                      kClientToServer.data()),
+            0);
+  EXPECT_EQ(plain, keep_alive_envelope());
+
+  // The documented RPC frame: a 4-byte length, then a RaycastRequest envelope.
+  FrameReader reader;
+  reader.feed(doc_["rpc_raycast_frame"]);
+  const auto frame = reader.next();
+  ASSERT_TRUE(frame.has_value());
+  const EnvelopeView rpc = verify_envelope(*frame, kMaxRpcFrameBytes);
+  ASSERT_EQ(rpc.error, wire::ErrorCode::Ok);
+  EXPECT_EQ(rpc.envelope->request_id(), 1u);
+  ASSERT_NE(rpc.envelope->message_as_RaycastRequest(), nullptr);
+  EXPECT_EQ(rpc.envelope->message_as_RaycastRequest()->max_distance(), 1000.0f);
+}
+
+}  // namespace
+}  // namespace shiftcast

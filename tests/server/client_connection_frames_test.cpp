@@ -1,0 +1,221 @@
+// What a ClientConnection puts in its frames: never over the datagram limit with hundreds of entities and
+// events, a fair share for events and snapshots, the baselines it encodes against (never one the client
+// has let go, and what the client does when given one anyway), and the refusals of its stream.
+#include "server/client_connection.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+
+#include "tests/server/channel_harness.hpp"
+
+namespace shiftcast {
+namespace {
+
+using namespace channel_test;
+
+TEST(ClientConnection, FramesStayWithinTheDatagramLimitAndShareItFairly) {
+  ConnectionSettings settings;
+  settings.max_pending_events = 1'000'000;
+  Connected p(settings);
+  ClientConnection& c = p.connection();
+  const Key s2c = p.client.token().server_to_client;
+  std::mt19937 rng(21);
+  std::uniform_int_distribution<std::int32_t> coordinate(-65536, 65536);
+  std::map<std::uint32_t, wire::EntityState> world;
+  std::uint32_t next_id = 1;
+  constexpr std::size_t kFramePayload = kMaxDatagramBytes - kPacketOverheadBytes - kServerFrameOverheadBytes;
+  const std::size_t event_slots =
+      static_cast<std::size_t>(kFramePayload * kEventShareOfFrame) / kContactEventBytes;
+  std::size_t max_inner = 0, max_framing = 0, most_events = 0, most_entries = 0;
+  for (std::uint64_t tick = 1; tick <= 300; ++tick) {
+    const double now = kStart + tick * kTickSeconds;
+    // Hundreds of entities, all moving; now and then a mass removal.
+    const std::size_t target = 200 + rng() % 400;
+    while (world.size() < target)
+      world[next_id++] = {};
+    if (tick % 37 == 0) {
+      for (int i = 0; i < 300 && !world.empty(); ++i)
+        world.erase(std::next(world.begin(), rng() % world.size()));
+    }
+    SnapshotState states;
+    for (auto& [id, e] : world) {
+      e = wire::EntityState(id, 2, 0, static_cast<std::uint16_t>(rng()),
+                            wire::QuantizedVec(coordinate(rng), coordinate(rng), coordinate(rng)));
+      states.push_back(e);
+    }
+    std::uint32_t contacts = rng() % 40;
+    for (; contacts > 0; --contacts)
+      c.queue_contact(make_contact(tick, 1 + rng() % 400, rng));
+    const std::size_t pending = c.events_pending();
+
+    const auto frame = c.build_frame(tick, states, {}, now);
+    ASSERT_LE(frame.size(), kMaxDatagramBytes) << "tick " << tick;
+    const OpenedPacket opened = open_packet(as_packet(frame), Direction::kServerToClient, s2c);
+    ASSERT_EQ(opened.error, wire::ErrorCode::Ok);
+    const wire::ServerFrame& f = *opened.inner_envelope()->message_as_ServerFrame();
+    const std::size_t changed = f.snapshot()->changed() ? f.snapshot()->changed()->size() : 0;
+    const std::size_t removed = f.snapshot()->removed() ? f.snapshot()->removed()->size() : 0;
+    const std::size_t events = f.events() ? f.events()->size() : 0;
+    const std::size_t payload =
+        changed * kEntityStateBytes + removed * kRemovedIdBytes + events * kContactEventBytes;
+    max_framing = std::max(max_framing, frame.size() - payload);
+    max_inner = std::max(max_inner, opened.inner.size() - payload);
+    most_events = std::max(most_events, events);
+    most_entries = std::max(most_entries, changed);
+    // Neither starves the other: events get their share, the snapshot the rest (to the last entry).
+    EXPECT_GE(events, std::min(pending, event_slots));
+    if (!f.snapshot()->complete()) {
+      EXPECT_GT(changed * kEntityStateBytes + removed * kRemovedIdBytes + kEntityStateBytes,
+                kFramePayload - std::min(pending, event_slots) * kContactEventBytes);
+    }
+
+    // A lossy client that still applies what arrives, and acknowledges through its commands.
+    if (rng() % 10 < 7) {
+      ASSERT_EQ(p.client.on_datagram(frame, now), wire::ErrorCode::Ok);
+    }
+    const auto up = p.client.send_command(command_input(tick), static_cast<double>(tick), now);
+    if (rng() % 10 < 7) {
+      ASSERT_EQ(c.on_packet(as_packet(up), kClientAddress, now), wire::ErrorCode::Ok);
+    }
+  }
+  // The two reserves each hold what they reserve for, so the limit holds whatever the payload.
+  EXPECT_LE(max_inner, kServerFrameOverheadBytes);
+  EXPECT_LE(max_framing - max_inner, kPacketOverheadBytes);
+  EXPECT_EQ(most_events, event_slots);  // the snapshot always had more than the rest to send
+  EXPECT_GT(most_entries, 20u);
+
+  // A still world, acknowledged: the snapshot is empty and events take the whole frame.
+  SnapshotState still;
+  for (const auto& [id, e] : world)
+    still.push_back(e);
+  std::size_t events = 0;
+  for (std::uint64_t tick = 301; tick <= 400; ++tick) {
+    const double now = kStart + tick * kTickSeconds;
+    const auto frame = c.build_frame(tick, still, {}, now);
+    ASSERT_LE(frame.size(), kMaxDatagramBytes);
+    const OpenedPacket opened = open_packet(as_packet(frame), Direction::kServerToClient, s2c);
+    const auto* list = opened.inner_envelope()->message_as_ServerFrame()->events();
+    events = list ? list->size() : 0;
+    ASSERT_EQ(p.client.on_datagram(frame, now), wire::ErrorCode::Ok);
+    const auto up = p.client.send_command(command_input(tick), static_cast<double>(tick), now);
+    ASSERT_EQ(c.on_packet(as_packet(up), kClientAddress, now), wire::ErrorCode::Ok);
+  }
+  EXPECT_EQ(events, kFramePayload / kContactEventBytes);
+  EXPECT_EQ(p.client.counters().snapshots_skipped, 0u);
+  RecordProperty("max_frame_framing_bytes", static_cast<int>(max_inner));
+}
+
+TEST(ClientConnection, SlowConsumerUnexpectedMessagesAndLyingAcks) {
+  ConnectionSettings settings;
+  settings.max_pending_events = 10;
+  Connected p(settings);
+  ClientConnection& c = p.connection();
+  std::mt19937 rng(5);
+  for (int i = 0; i < 10; ++i)
+    c.queue_contact(make_contact(1, 2, rng));
+  EXPECT_FALSE(c.closed());
+  EXPECT_EQ(c.events_pending(), 10u);
+
+  // A client acknowledging events it was never sent.
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto lie = wire::CreateClientFrame(fbb, 0, 1000);
+  finish_envelope(fbb, wire::Message::ClientFrame, lie.Union());
+  const ConnectToken& token = p.client.token();
+  const PacketHeader header{kMatch, kClient, 1000, 0, 0};
+  const auto sealed = seal_packet(header, Direction::kClientToServer, token.client_to_server,
+                                  {fbb.GetBufferPointer(), fbb.GetSize()});
+  EXPECT_EQ(c.on_packet(as_packet(sealed), kClientAddress, kStart), wire::ErrorCode::BadArgument);
+  EXPECT_EQ(c.events_pending(), 0u);  // everything sent counts as acknowledged, nothing beyond
+
+  // A server message sent to the server, and a client message sent to the client.
+  fbb.Clear();
+  const auto frame = wire::CreateServerFrame(fbb, 1, 0);
+  finish_envelope(fbb, wire::Message::ServerFrame, frame.Union());
+  const auto wrong_way = seal_packet({kMatch, kClient, 1001, 0, 0}, Direction::kClientToServer,
+                                     token.client_to_server, {fbb.GetBufferPointer(), fbb.GetSize()});
+  EXPECT_EQ(c.on_packet(as_packet(wrong_way), kClientAddress, kStart), wire::ErrorCode::UnexpectedMessage);
+  const auto to_client = seal_packet({kMatch, kClient, 1001, 0, 0}, Direction::kServerToClient,
+                                     token.server_to_client, {fbb.GetBufferPointer(), fbb.GetSize()});
+  EXPECT_EQ(p.client.on_datagram(to_client, kStart), wire::ErrorCode::Ok);  // well formed ServerFrame: fine
+  const auto client_frame = seal_packet({kMatch, kClient, 1002, 0, 0}, Direction::kServerToClient,
+                                        token.server_to_client, {sealed.data(), 0});
+  EXPECT_EQ(p.client.on_datagram(client_frame, kStart), wire::ErrorCode::Malformed);  // empty inner envelope
+
+  for (int i = 0; i < 10; ++i)
+    c.queue_contact(make_contact(1, 2, rng));
+  EXPECT_FALSE(c.closed());
+  c.queue_contact(make_contact(1, 2, rng));  // the eleventh unacknowledged one
+  EXPECT_TRUE(c.closed());
+  EXPECT_EQ(c.close_reason(), wire::ErrorCode::SlowConsumer);
+  EXPECT_EQ(
+      c.on_packet(as_packet(p.client.send_command(command_input(1), 0, kStart)), kClientAddress, kStart),
+      wire::ErrorCode::UnknownConnection);
+}
+
+SnapshotState small_world(std::uint64_t tick) {
+  SnapshotState out;
+  for (std::uint32_t id = 1; id <= 5; ++id)
+    out.emplace_back(id, 0, 0, 0, wire::QuantizedVec(static_cast<std::int32_t>(id * 100 + tick), 0, 0));
+  return out;
+}
+
+// A server twin with the same keys believes the client holds a snapshot it never got: the client skips
+// the delta built on it, counts it, and does not acknowledge the packet.
+TEST(ClientConnection, SnapshotOnAMissingBaselineIsSkippedAndNotAcknowledged) {
+  Connected p;
+  ClientConnection& c = p.connection();
+  ClientConnection twin({kMatch, kClient, p.client.token().client_to_server,
+                         p.client.token().server_to_client, kClientAddress, kOwnEntity},
+                        ConnectionSettings{}, kStart);
+  twin.build_frame(1, small_world(1), {}, kStart);                       // sequence 1, never delivered
+  const auto ack1 = p.client.send_command(command_input(1), 0, kStart);  // acks the real sequence 1
+  ASSERT_EQ(twin.on_packet(as_packet(ack1), kClientAddress, kStart), wire::ErrorCode::Ok);
+  ASSERT_EQ(twin.acked_snapshot_tick(), 1u);
+  ASSERT_EQ(p.client.on_datagram(twin.build_frame(2, small_world(2), {}, kStart), kStart),
+            wire::ErrorCode::Ok);
+  EXPECT_EQ(p.client.counters().snapshots_skipped, 1u);
+  EXPECT_EQ(p.client.latest_snapshot_tick(), 0u);
+  const auto next = p.client.send_command(command_input(2), 0, kStart);
+  EXPECT_EQ(as_packet(next).ack(), 1u);  // still the keep-alive, not the skipped frame (sequence 2)
+  EXPECT_EQ(c.on_packet(as_packet(next), kClientAddress, kStart), wire::ErrorCode::Ok);
+}
+
+// The client's acknowledgements stop for longer than kSnapshotHistory ticks: the server stops encoding
+// against the old baseline exactly when the client may have let it go, and the client never skips.
+TEST(ClientConnection, LongSilenceFallsBackToTheEmptyBaseline) {
+  Connected p;
+  ClientConnection& c = p.connection();
+  std::uint64_t acked = 0;
+  for (std::uint64_t tick = 1; tick <= 200; ++tick) {
+    const double now = kStart + tick * kTickSeconds;
+    const auto frame = c.build_frame(tick, small_world(tick), {}, now);
+    const wire::ServerFrame& f =
+        *open_packet(as_packet(frame), Direction::kServerToClient, p.client.token().server_to_client)
+             .inner_envelope()
+             ->message_as_ServerFrame();
+    const std::uint64_t baseline = f.snapshot()->baseline_tick();
+    const bool silent = tick > 10 && tick <= 150;
+    if (tick > 11 && tick - acked < kSnapshotHistory) {
+      EXPECT_EQ(baseline, acked) << tick;
+    }
+    if (tick - acked >= kSnapshotHistory) {
+      EXPECT_EQ(baseline, 0u) << tick;
+    }
+    ASSERT_EQ(p.client.on_datagram(frame, now), wire::ErrorCode::Ok);
+    ASSERT_TRUE(p.client.latest_snapshot_complete());
+    ASSERT_EQ(p.client.latest_snapshot_tick(), tick);
+    const auto up = p.client.send_command(command_input(tick), static_cast<double>(tick), now);
+    if (!silent) {
+      ASSERT_EQ(c.on_packet(as_packet(up), kClientAddress, now), wire::ErrorCode::Ok);
+      acked = c.acked_snapshot_tick();
+      ASSERT_EQ(acked, tick);
+    }
+  }
+  EXPECT_EQ(p.client.counters().snapshots_skipped, 0u);
+}
+
+}  // namespace
+}  // namespace shiftcast

@@ -1,0 +1,318 @@
+// The UDP match channel end to end, in memory: a ClientSession and a ClientConnection with the server's
+// handshake functions between them, over a link that loses, duplicates and reorders datagrams with a
+// fixed seed. Oracles: the world the test steps (snapshots), the list of contacts it queued (events),
+// the arrival log of the link (which commands the server can have received), and the clock it passes.
+#include "server/client_connection.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <random>
+
+#include "tests/server/channel_harness.hpp"
+
+namespace shiftcast {
+namespace {
+
+using namespace channel_test;
+
+// A small world the test steps: entity 1 is the client's player; a few entities move each tick, one is
+// replaced now and then. Float poses are kept to check the half-quantum bound of what the client sees.
+struct TestWorld {
+  struct Body {
+    float x, y, z, yaw;
+  };
+  std::mt19937 rng;
+  std::map<std::uint32_t, Body> bodies;
+  std::uint32_t next_id = 1;
+
+  explicit TestWorld(std::uint32_t seed, int count) : rng(seed) {
+    for (int i = 0; i < count; ++i)
+      spawn();
+  }
+  void spawn() {
+    std::uniform_real_distribution<float> c(-2000, 2000), yaw(-3, 3);
+    bodies[next_id++] = {c(rng), c(rng), c(rng) / 10, yaw(rng)};
+  }
+  void step(std::uint64_t tick) {
+    std::uniform_real_distribution<float> d(-12, 12);
+    std::uniform_int_distribution<std::uint32_t> pick(1, next_id - 1);
+    for (int i = 0; i < 6; ++i) {
+      if (auto it = bodies.find(pick(rng)); it != bodies.end()) {
+        it->second.x += d(rng);
+        it->second.y += d(rng);
+        it->second.yaw += d(rng) / 24;
+      }
+    }
+    if (tick % 40 == 0) {
+      if (auto it = bodies.find(pick(rng)); it != bodies.end() && it->first != kOwnEntity) bodies.erase(it);
+      spawn();
+    }
+  }
+  SnapshotState states() const {
+    SnapshotState out;
+    for (const auto& [id, b] : bodies) {
+      out.emplace_back(id, id == kOwnEntity ? 0 : 2, 0, quantize_yaw(b.yaw),
+                       quantize_position(wire::Vec3f(b.x, b.y, b.z)));
+    }
+    return out;
+  }
+};
+
+TEST(ClientConnection, SixHundredTicksOverALossyLink) {
+  const ConnectToken token = make_token();
+  ClientSession client(token, ClientSessionSettings{});
+  Server server;
+  Link up(1, 0.2, 0.1), down(2, 0.2, 0.1);
+  TestWorld world(3, 30);
+  std::mt19937 rng(4);
+  std::map<std::uint64_t, std::pair<SnapshotState, std::map<std::uint32_t, TestWorld::Body>>> history;
+  std::vector<wire::ContactEvent> queued, delivered;
+  std::map<std::size_t, std::uint64_t> command_datagrams;  // up-link datagram id -> newest command in it
+  std::vector<std::uint64_t> server_inputs;
+  std::uint64_t tick = 0, checked_tick = 0;
+  int complete_checks = 0, tampered = 0, forged_commands = 0;
+  constexpr std::uint64_t kTicks = 600, kDrainTicks = 300;  // contacts stop after kTicks, the rest drains
+  constexpr int kMaxHandshakeSteps = 100;
+
+  double now = kStart;
+  for (int step = 0; tick < kTicks + kDrainTicks; ++step, now = kStart + step * kTickSeconds) {
+    ASSERT_TRUE(tick > 0 || step < kMaxHandshakeSteps) << "no connection";
+    for (const auto& d : up.receive(now)) {
+      for (auto& r : server.on_datagram(d, kClientAddress, now))
+        down.send(std::move(r), now);
+    }
+    if (server.connection) {
+      ClientConnection& c = *server.connection;
+      ++tick;
+      if (auto in = c.next_input()) server_inputs.push_back(command_sequence(*in));
+      world.step(tick);
+      if (tick <= kTicks) {
+        for (std::uint32_t n = rng() % 3; n > 0; --n) {
+          const ContactRecord record = make_contact(tick, 1 + rng() % 30, rng);
+          queued.push_back(to_wire(record, queued.size() + 1));
+          c.queue_contact(record);
+        }
+      }
+      const SnapshotState states = world.states();
+      history[tick] = {states, world.bodies};
+      const auto& own = world.bodies.at(kOwnEntity);
+      std::vector<std::uint8_t> frame = c.build_frame(tick, states, Vec3{own.x, own.y, own.z}, now);
+      ASSERT_LE(frame.size(), kMaxDatagramBytes);
+      if (tick % 50 == 25 && client.state() == ClientState::kConnected) {
+        // Forged and replayed server packets are refused by the client, with their reasons.
+        EXPECT_EQ(client.on_datagram(tamper(frame, false), now), wire::ErrorCode::DecryptFailed);
+        EXPECT_EQ(client.on_datagram(tamper(frame, true), now), wire::ErrorCode::DecryptFailed);
+        EXPECT_EQ(client.on_datagram(frame, now), wire::ErrorCode::Ok);
+        EXPECT_EQ(client.on_datagram(frame, now), wire::ErrorCode::DuplicatePacket);
+        ++tampered;
+      }
+      down.send(std::move(frame), now);
+    }
+    for (const auto& d : down.receive(now))
+      client.on_datagram(d, now);
+    for (auto& d : client.poll(now))
+      up.send(std::move(d), now);
+    if (client.state() == ClientState::kConnected) {
+      const std::uint64_t sequence = client.last_command_sequence() + 1;
+      std::vector<std::uint8_t> frame = client.send_command(command_input(sequence), tick, now);
+      if (sequence % 50 == 10) {
+        // ... and the server refuses forged, replayed and misdirected client packets.
+        ClientConnection& c = *server.connection;
+        EXPECT_EQ(c.on_packet(as_packet(tamper(frame, false)), kClientAddress, now),
+                  wire::ErrorCode::DecryptFailed);
+        EXPECT_EQ(c.on_packet(as_packet(tamper(frame, true)), kClientAddress, now),
+                  wire::ErrorCode::DecryptFailed);
+        EXPECT_EQ(c.on_packet(as_packet(frame), "10.0.0.8:5000", now), wire::ErrorCode::UnknownConnection);
+        ++forged_commands;
+      }
+      command_datagrams[up.send(std::move(frame), now)] = sequence;
+    }
+    ASSERT_NE(client.state(), ClientState::kTimedOut);
+    ASSERT_FALSE(server.connection && server.connection->timed_out(now));
+
+    if (client.latest_snapshot_tick() != checked_tick && client.latest_snapshot_complete()) {
+      checked_tick = client.latest_snapshot_tick();
+      const auto& [expected, bodies] = history.at(checked_tick);
+      const SnapshotState& held = client.world_state();
+      ASSERT_EQ(held.size(), expected.size()) << "tick " << checked_tick;
+      for (std::size_t i = 0; i < held.size(); ++i) {
+        ASSERT_TRUE(same_entity_state(held[i], expected[i])) << "tick " << checked_tick << " entity " << i;
+        const wire::Vec3f p = dequantize_position(held[i].position());
+        const TestWorld::Body& b = bodies.at(held[i].id());
+        ASSERT_LE(std::abs(p.x() - b.x), kPositionQuantum / 2);
+        ASSERT_LE(std::abs(p.y() - b.y), kPositionQuantum / 2);
+        ASSERT_LE(std::abs(p.z() - b.z), kPositionQuantum / 2);
+      }
+      ++complete_checks;
+    }
+    for (const auto& e : client.take_events())
+      delivered.push_back(e);
+  }
+  EXPECT_EQ(client.own_entity(), kOwnEntity);
+  EXPECT_GT(complete_checks, 300);
+  EXPECT_GT(tampered, 10);
+  EXPECT_EQ(client.counters().rejected[static_cast<std::size_t>(wire::ErrorCode::DecryptFailed)],
+            2u * tampered);
+  EXPECT_GT(client.counters().snapshots_incomplete, 0u);  // the first, from the empty baseline at least
+
+  // Contacts: every one exactly once, in order.
+  ASSERT_EQ(delivered.size(), queued.size());
+  for (std::size_t i = 0; i < queued.size(); ++i) {
+    ASSERT_EQ(std::memcmp(&delivered[i], &queued[i], sizeof(wire::ContactEvent)), 0) << "event " << i;
+  }
+  EXPECT_EQ(server.connection->events_pending(), 0u);
+
+  // Commands: k reaches the server iff one of the three frames carrying it (newest k, k+1 or k+2)
+  // arrived before any frame whose newest command is k+3 or later.
+  std::map<std::uint64_t, std::size_t> first_arrival;  // newest command in the frame -> arrival position
+  for (std::size_t pos = 0; pos < up.arrivals().size(); ++pos) {
+    if (auto it = command_datagrams.find(up.arrivals()[pos]); it != command_datagrams.end())
+      first_arrival.emplace(it->second, pos);
+  }
+  const std::uint64_t sent_commands = client.last_command_sequence();
+  std::vector<std::uint64_t> accepted;
+  int single_losses_covered = 0;
+  for (std::uint64_t k = 1; k <= sent_commands; ++k) {
+    std::size_t carrying = SIZE_MAX, newer = SIZE_MAX;
+    for (const auto& [newest, pos] : first_arrival) {
+      if (newest >= k && newest <= k + 2) carrying = std::min(carrying, pos);
+      if (newest >= k + 3) newer = std::min(newer, pos);
+    }
+    if (carrying < newer) {
+      accepted.push_back(k);
+      const auto own = std::find_if(command_datagrams.begin(), command_datagrams.end(),
+                                    [&](const auto& d) { return d.second == k; });
+      if (up.lost(own->first)) ++single_losses_covered;
+    }
+  }
+  while (auto in = server.connection->next_input())
+    server_inputs.push_back(command_sequence(*in));
+  const ConnectionCounters& sc = server.connection->counters();
+  EXPECT_EQ(sc.commands_received, accepted.size());
+  EXPECT_EQ(sc.commands_missing + accepted.size(), accepted.empty() ? 0 : accepted.back());
+  EXPECT_GT(single_losses_covered, 50);
+  EXPECT_TRUE(std::is_sorted(server_inputs.begin(), server_inputs.end()));
+  EXPECT_EQ(std::adjacent_find(server_inputs.begin(), server_inputs.end()), server_inputs.end());
+  EXPECT_TRUE(std::includes(accepted.begin(), accepted.end(), server_inputs.begin(), server_inputs.end()));
+  EXPECT_EQ(server_inputs.size() + sc.commands_dropped, accepted.size());
+  EXPECT_EQ(sc.rejected[static_cast<std::size_t>(wire::ErrorCode::DecryptFailed)], 2u * forged_commands);
+  EXPECT_GT(forged_commands, 10);
+
+  // Goodbye: said three times over the lossy link; the server closes with ClientDisconnected.
+  const std::vector<std::uint8_t> bye = client.disconnect(now);
+  EXPECT_EQ(client.state(), ClientState::kDisconnected);
+  EXPECT_EQ(client.code(), wire::ErrorCode::ClientDisconnected);
+  for (int i = 0; i < 3; ++i)
+    up.send(bye, now);
+  for (const auto& d : up.receive(now + 1))
+    server.on_datagram(d, kClientAddress, now + 1);
+  EXPECT_TRUE(server.connection->closed());
+  EXPECT_EQ(server.connection->close_reason(), wire::ErrorCode::ClientDisconnected);
+  EXPECT_TRUE(client.send_command(command_input(1), tick, now).empty());
+}
+
+TEST(ClientConnection, TimeoutsFireAtExactlyTheConfiguredTime) {
+  ConnectionSettings server_settings;
+  server_settings.timeout = 2.5;
+  ClientSessionSettings client_settings;
+  client_settings.timeout = 3.0;
+  client_settings.keepalive_interval = 1.0;
+  Connected p(server_settings, client_settings);
+  ClientConnection& c = p.connection();
+  EXPECT_FALSE(c.timed_out(std::nextafter(kStart + 2.5, 0.0)));  // created by the response at kStart
+
+  const double t1 = kStart + 1.25;
+  const auto frame = p.client.send_command(command_input(1), 0, t1);
+  EXPECT_EQ(c.on_packet(as_packet(tamper(frame, false)), kClientAddress, t1 + 1),
+            wire::ErrorCode::DecryptFailed);
+  EXPECT_EQ(c.on_packet(as_packet(frame), kClientAddress, t1), wire::ErrorCode::Ok);
+  EXPECT_FALSE(c.timed_out(kStart + 2.5));
+  EXPECT_FALSE(c.timed_out(std::nextafter(t1 + 2.5, 0.0)));  // the forged packet did not move the deadline
+  EXPECT_FALSE(c.closed());
+  EXPECT_TRUE(c.timed_out(t1 + 2.5));
+  EXPECT_TRUE(c.closed());
+  EXPECT_EQ(c.close_reason(), wire::ErrorCode::Timeout);
+  EXPECT_TRUE(c.build_frame(1, {}, {}, t1 + 2.5).empty());
+
+  // The client heard the server last at kStart (the keep-alive that connected it); it keeps sending
+  // keep-alives meanwhile, which does not keep it alive.
+  EXPECT_TRUE(p.client.poll(t1 + 0.5).empty());
+  EXPECT_EQ(p.client.poll(t1 + 1.0).size(), 1u);  // keepalive_interval after the command
+  EXPECT_TRUE(p.client.poll(std::nextafter(kStart + 3.0, 0.0)).size() <= 1u);
+  EXPECT_EQ(p.client.state(), ClientState::kConnected);
+  EXPECT_TRUE(p.client.poll(kStart + 3.0).empty());
+  EXPECT_EQ(p.client.state(), ClientState::kTimedOut);
+  EXPECT_EQ(p.client.code(), wire::ErrorCode::Timeout);
+}
+
+TEST(ClientConnection, CommandsInOrderOnceEachWithRefusalsAndDrops) {
+  Connected p;
+  ClientConnection& c = p.connection();
+  const double t = kStart + 0.1;
+  const auto f1 = p.client.send_command(command_input(1), 10.0, t);
+  PlayerInput bad = command_input(2);
+  bad.forward = std::numeric_limits<float>::quiet_NaN();
+  const auto f2 = p.client.send_command(bad, 11.0, t);
+  const auto f3 = p.client.send_command(command_input(3), 12.5, t);
+  EXPECT_EQ(c.on_packet(as_packet(f3), kClientAddress, t), wire::ErrorCode::BadArgument);  // carries 3, 2, 1
+  EXPECT_EQ(c.counters().commands_refused, 1u);
+  EXPECT_EQ(c.counters().commands_received, 2u);
+  EXPECT_EQ(c.input_ack(), 3u);
+  EXPECT_EQ(c.view_tick(), 12.5);
+  EXPECT_EQ(c.on_packet(as_packet(f1), kClientAddress, t), wire::ErrorCode::Ok);  // late: nothing new
+  EXPECT_EQ(c.on_packet(as_packet(f2), kClientAddress, t), wire::ErrorCode::Ok);  // its bad command is known
+  EXPECT_EQ(c.on_packet(as_packet(f3), kClientAddress, t), wire::ErrorCode::DuplicatePacket);
+  EXPECT_EQ(command_sequence(*c.next_input()), 1u);
+  EXPECT_EQ(command_sequence(*c.next_input()), 3u);
+  EXPECT_FALSE(c.next_input());
+
+  // A client running ahead: 7 commands between two ticks; only the newest kMaxQueuedCommands stay.
+  for (std::uint64_t k = 4; k <= 10; ++k) {
+    ASSERT_EQ(c.on_packet(as_packet(p.client.send_command(command_input(k), 13.0, t)), kClientAddress, t),
+              wire::ErrorCode::Ok);
+  }
+  EXPECT_EQ(c.counters().commands_dropped, 10u - 3u - kMaxQueuedCommands);
+  for (std::uint64_t k = 11 - kMaxQueuedCommands; k <= 10; ++k)
+    EXPECT_EQ(command_sequence(*c.next_input()), k);
+  EXPECT_FALSE(c.next_input());
+  EXPECT_EQ(c.counters().commands_missing, 0u);
+
+  // The client learns when each command was first acknowledged (input latency).
+  const auto frame = c.build_frame(1, {}, {}, t + 0.01);
+  EXPECT_EQ(p.client.on_datagram(frame, t + 0.05), wire::ErrorCode::Ok);
+  EXPECT_EQ(p.client.input_ack(), 10u);
+  const auto acks = p.client.take_command_acks();
+  ASSERT_EQ(acks.size(), 10u);
+  for (std::size_t i = 0; i < acks.size(); ++i) {
+    EXPECT_EQ(acks[i].sequence, i + 1);
+    EXPECT_EQ(acks[i].sent_at, t);
+    EXPECT_EQ(acks[i].acked_at, t + 0.05);
+  }
+}
+
+TEST(ClientConnection, ServerDisconnectReachesTheClient) {
+  Connected p;
+  ClientConnection& c = p.connection();
+  const auto bye = c.build_disconnect(wire::ErrorCode::MatchEnded, kStart + 1);
+  EXPECT_TRUE(c.closed());
+  EXPECT_EQ(c.close_reason(), wire::ErrorCode::MatchEnded);
+  EXPECT_EQ(p.client.on_datagram(bye, kStart + 1), wire::ErrorCode::Ok);
+  EXPECT_EQ(p.client.on_datagram(bye, kStart + 1),
+            wire::ErrorCode::UnexpectedMessage);  // a copy: session over
+  EXPECT_EQ(p.client.state(), ClientState::kDisconnected);
+  EXPECT_EQ(p.client.code(), wire::ErrorCode::MatchEnded);
+  EXPECT_TRUE(p.client.poll(kStart + 100).empty());
+  // A spoofed ConnectionDenied (unauthenticated) cannot end a connected session either.
+  Connected q;
+  EXPECT_EQ(q.client.on_datagram(build_denied(wire::ErrorCode::MatchFull), kStart),
+            wire::ErrorCode::UnexpectedMessage);
+  EXPECT_EQ(q.client.state(), ClientState::kConnected);
+}
+
+}  // namespace
+}  // namespace shiftcast

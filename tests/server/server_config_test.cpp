@@ -1,0 +1,465 @@
+// ServerConfig: the shipped configs/server.toml loads and validates; every setting reaches its field from
+// TOML and from its flag; every kind of bad value is refused with a message naming the key, the value and
+// the rule (one table of cases); unknown keys and sections are errors with a suggestion; overrides; key
+// files; log level names.
+#include "server/server_config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "protocol/crypto.hpp"
+#include "server/logging.hpp"
+
+namespace shiftcast {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSourceDir = SHIFTCAST_SOURCE_DIR;
+const std::string kArenaMap = kSourceDir + "/configs/levels/arena.map";
+constexpr char kTokenHex[] = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+
+// A directory with key files and a level for configs that must pass validation, removed afterwards.
+class ConfigDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(SHIFTCAST_BINARY_DIR) / "test-tmp" /
+           (std::string("server_config_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    write("token.key", std::string(kTokenHex) + "\n");
+    write("admin.key", "  admin-secret \r\nignored second line\n");
+    write("bad-token.key", "not hex at all\n");
+    write("short-token.key", std::string(kTokenHex).substr(1) + "\n");
+    write("empty.key", "\n");
+    write("note.txt", "not a level\n");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void write(const std::string& name, const std::string& text) { std::ofstream(dir_ / name) << text; }
+
+  // Valid on its own; cases append sections it does not define.
+  std::string base() const {
+    return "[security]\ntoken_key_file = \"token.key\"\nadmin_key_file = \"admin.key\"\n"
+           "[[level]]\nname = \"arena\"\npath = \"" +
+           kArenaMap + "\"\n";
+  }
+
+  ServerConfig parse(const std::string& text) const {
+    return parse_server_config(text, dir_.string(), "test.toml");
+  }
+
+  // The message of the ConfigError that parsing or validating `text` throws; "" if it passes.
+  std::string error_of(const std::string& text) const {
+    try {
+      validate(parse(text));
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(ConfigDir, ShippedConfigLoadsAndValidates) {
+  const std::string path = kSourceDir + "/configs/server.toml";
+  ServerConfig c = load_server_config(path);
+  EXPECT_NO_THROW(validate(c));
+  EXPECT_EQ(c.config_dir, kSourceDir + "/configs");
+  EXPECT_EQ(c.config_file, path);
+  EXPECT_EQ(c.bind_address, "127.0.0.1");
+  EXPECT_EQ(c.udp_port, 40000);
+  EXPECT_EQ(c.rpc_port, 40001);
+  EXPECT_EQ(c.http_port, 40002);
+  EXPECT_EQ(c.tick_rate, 64);
+  EXPECT_EQ(c.snapshot_rate, 32);
+  ASSERT_FALSE(c.levels.empty());
+  EXPECT_EQ(c.levels[0].name, "oa_dm1");
+  EXPECT_EQ(c.levels[0].path, "../data/openarena/maps/oa_dm1.bsp");
+  EXPECT_TRUE(fs::is_regular_file(resolve_path(c, c.levels[0].fallback)));
+  for (const LevelConfig& level : c.levels) {
+    EXPECT_TRUE(fs::is_regular_file(resolve_path(c, level.path)) ||
+                fs::is_regular_file(resolve_path(c, level.fallback)))
+        << level.name;
+  }
+  ASSERT_EQ(c.matches.size(), 1u);
+  EXPECT_EQ(c.matches[0].level, "oa_dm1");
+  // The development keys resolve against configs/ and have the right form.
+  EXPECT_EQ(resolve_path(c, c.token_key_file), kSourceDir + "/configs/keys/dev-token.key");
+  std::string token_hex = read_key_file_line(c, c.token_key_file);
+  EXPECT_EQ(token_hex.size(), 64u);
+  EXPECT_TRUE(key_from_hex(token_hex).has_value());
+  EXPECT_FALSE(read_key_file_line(c, c.admin_key_file).empty());
+}
+
+TEST_F(ConfigDir, EverySettingReachesItsField) {
+  ServerConfig c = parse(base() + R"(
+[network]
+bind_address = "0.0.0.0"
+public_address = "203.0.113.7:50000"
+udp_port = 1
+rpc_port = 2
+http_port = 3
+threads = 4
+rpc_threads = 5
+[match]
+tick_rate = 100
+snapshot_rate = 25
+max_matches = 7
+max_players = 12
+connection_timeout_s = 9
+keepalive_interval_s = 0.5
+max_pending_events = 99
+[rpc]
+max_connections = 11
+max_frame_bytes = 65536
+max_batch = 13
+rate = 2.5e4
+burst = 300
+subscriber_max_pending_bytes = 4096
+[log]
+level = "debug"
+[shutdown]
+flush_s = 0.5
+[[level]]
+name = "room"
+path = "missing.bsp"
+fallback = ")" + kSourceDir +
+                         R"(/configs/levels/valve220_room.map"
+[[initial_match]]
+level = "room"
+count = 2
+max_players = 10
+props = 3
+seed = 4000000000
+)");
+  EXPECT_NO_THROW(validate(c));
+  EXPECT_EQ(c.bind_address, "0.0.0.0");
+  EXPECT_EQ(c.public_address, "203.0.113.7:50000");
+  EXPECT_EQ(c.udp_port, 1);
+  EXPECT_EQ(c.rpc_port, 2);
+  EXPECT_EQ(c.http_port, 3);
+  EXPECT_EQ(c.threads, 4);
+  EXPECT_EQ(c.rpc_threads, 5);
+  EXPECT_EQ(c.tick_rate, 100);
+  EXPECT_EQ(c.snapshot_rate, 25);
+  EXPECT_EQ(c.max_matches, 7);
+  EXPECT_EQ(c.max_players, 12);
+  EXPECT_EQ(c.connection_timeout_s, 9.0);  // an integer is a number too
+  EXPECT_EQ(c.keepalive_interval_s, 0.5);
+  EXPECT_EQ(c.max_pending_events, 99);
+  EXPECT_EQ(c.rpc_max_connections, 11);
+  EXPECT_EQ(c.rpc_max_frame_bytes, 65536u);
+  EXPECT_EQ(c.rpc_max_batch, 13);
+  EXPECT_EQ(c.rpc_rate, 25000.0);
+  EXPECT_EQ(c.rpc_burst, 300.0);
+  EXPECT_EQ(c.subscriber_max_pending_bytes, 4096u);
+  EXPECT_EQ(c.token_key_file, "token.key");
+  EXPECT_EQ(c.admin_key_file, "admin.key");
+  EXPECT_EQ(c.log_level, "debug");
+  EXPECT_EQ(c.shutdown_flush_s, 0.5);
+  ASSERT_EQ(c.levels.size(), 2u);
+  EXPECT_EQ(c.levels[1].name, "room");
+  EXPECT_EQ(c.levels[1].path, "missing.bsp");  // missing, but the fallback exists
+  ASSERT_EQ(c.matches.size(), 1u);
+  EXPECT_EQ(c.matches[0].level, "room");
+  EXPECT_EQ(c.matches[0].count, 2);
+  EXPECT_EQ(c.matches[0].max_players, 10);
+  EXPECT_EQ(c.matches[0].props, 3);
+  EXPECT_EQ(c.matches[0].seed, 4000000000u);
+}
+
+TEST_F(ConfigDir, DefaultsNeedOnlyKeysAndALevel) {
+  ServerConfig c = parse(base());
+  EXPECT_NO_THROW(validate(c));
+  ServerConfig defaults;
+  EXPECT_EQ(c.udp_port, defaults.udp_port);
+  EXPECT_EQ(c.tick_rate, defaults.tick_rate);
+  EXPECT_EQ(c.rpc_rate, defaults.rpc_rate);
+  EXPECT_EQ(c.log_level, defaults.log_level);
+  EXPECT_TRUE(c.matches.empty());
+}
+
+struct BadCase {
+  std::string toml;      // appended to base() unless `whole`
+  std::string expected;  // a substring of the error
+  bool whole = false;    // the whole file (for [security] and [[level]] cases)
+};
+
+TEST_F(ConfigDir, EveryKindOfBadValueIsRefusedWithItsReason) {
+  const std::string level = "[[level]]\nname = \"arena\"\npath = \"" + kArenaMap + "\"\n";
+  const std::string keys = "[security]\ntoken_key_file = \"token.key\"\nadmin_key_file = \"admin.key\"\n";
+  const std::vector<BadCase> cases = {
+      // Ranges, with file:line:col and the rule.
+      {"[match]\ntick_rate = 500\n", "test.toml:8:13: [match] tick_rate = 500: must be 20..128"},
+      {"[match]\ntick_rate = 19\n", "[match] tick_rate = 19: must be 20..128"},
+      {"[match]\nsnapshot_rate = 0\n", "[match] snapshot_rate = 0: must be 1..128"},
+      {"[match]\ntick_rate = 32\nsnapshot_rate = 64\n",
+       "test.toml: [match] snapshot_rate = 64: must be 1..tick_rate (32)"},
+      {"[match]\nmax_matches = 0\n", "[match] max_matches = 0: must be 1..2147483647"},
+      {"[match]\nmax_players = 0\n", "[match] max_players = 0: must be 1..65535"},
+      {"[match]\nmax_players = 70000\n", "[match] max_players = 70000: must be 1..65535"},
+      {"[match]\nconnection_timeout_s = 0\n", "[match] connection_timeout_s = 0: must be > 0"},
+      {"[match]\nconnection_timeout_s = nan\n",
+       "[match] connection_timeout_s = nan: must be a finite number"},
+      {"[match]\nkeepalive_interval_s = -0.5\n", "[match] keepalive_interval_s = -0.5: must be > 0"},
+      {"[match]\nkeepalive_interval_s = 6\n",
+       "keepalive_interval_s = 6: must be less than connection_timeout_s (5)"},
+      {"[match]\nmax_pending_events = 0\n", "[match] max_pending_events = 0: must be 1.."},
+      {"[network]\nudp_port = 70000\n", "[network] udp_port = 70000: must be 0..65535"},
+      {"[network]\nrpc_port = -1\n", "[network] rpc_port = -1: must be 0..65535"},
+      {"[network]\nhttp_port = 65536\n", "[network] http_port = 65536: must be 0..65535"},
+      {"[network]\nthreads = -2\n", "[network] threads = -2: must be 0..1024"},
+      {"[network]\nrpc_threads = 100000\n", "[network] rpc_threads = 100000: must be 0..1024"},
+      {"[network]\nbind_address = \"localhost\"\n",
+       "[network] bind_address = \"localhost\": not an IP address"},
+      {"[network]\npublic_address = \"203.0.113.7\"\n",
+       "public_address = \"203.0.113.7\": must be empty or ip:port"},
+      {"[network]\npublic_address = \"203.0.113.7:0\"\n", "must be empty or ip:port"},
+      {"[network]\npublic_address = \"example.com:40000\"\n", "must be empty or ip:port"},
+      {"[rpc]\nmax_connections = 0\n", "[rpc] max_connections = 0: must be 1.."},
+      {"[rpc]\nmax_frame_bytes = 100\n", "[rpc] max_frame_bytes = 100: must be 1024..1048576"},
+      {"[rpc]\nmax_frame_bytes = 4294967296\n", "[rpc] max_frame_bytes = 4294967296: must be 1024..1048576"},
+      {"[rpc]\nmax_batch = 0\n", "[rpc] max_batch = 0: must be 1.."},
+      {"[rpc]\nrate = 0\n", "[rpc] rate = 0: must be > 0"},
+      {"[rpc]\nrate = inf\n", "[rpc] rate = inf: must be a finite number"},
+      {"[rpc]\nburst = 0.5\n", "[rpc] burst = 0.5: must be >= 1"},
+      {"[rpc]\nsubscriber_max_pending_bytes = 0\n", "[rpc] subscriber_max_pending_bytes = 0: must be 1.."},
+      {"[log]\nlevel = \"loud\"\n", "[log] level = \"loud\": must be one of trace, debug, info, warn, error"},
+      {"[shutdown]\nflush_s = -1\n", "[shutdown] flush_s = -1: must be 0..3600"},
+      // Types.
+      {"[network]\nudp_port = \"40000\"\n",
+       "test.toml:8:12: [network] udp_port: expected an integer, got a string"},
+      {"[match]\ntick_rate = 64.0\n", "[match] tick_rate: expected an integer, got a float"},
+      {"[match]\nconnection_timeout_s = \"5\"\n",
+       "[match] connection_timeout_s: expected a number, got a string"},
+      {"[log]\nlevel = 3\n", "[log] level: expected a string, got an integer"},
+      {"[network]\nthreads = true\n", "[network] threads: expected an integer, got a boolean"},
+      {"[network]\nthreads = [1]\n", "[network] threads: expected an integer, got an array"},
+      // (Keys before the first table: after it they would belong to that table.)
+      {"network = 3\n" + keys + level, "test.toml:1:11: [network] must be a table, got an integer", true},
+      {"initial_match = 3\n" + keys + level,
+       "test.toml:1:17: initial_match must be an array of tables ([[initial_match]]), got an integer", true},
+      // Unknown keys and sections, with a suggestion when one is close.
+      {"[match]\ntick_rat = 64\n",
+       "test.toml:8:1: unknown key tick_rat in [match] (did you mean tick_rate?)"},
+      {"[match]\ncolour = 1\n", "unknown key colour in [match]"},
+      {"[netwrk]\nudp_port = 1\n", "test.toml:7:2: unknown section [netwrk] (did you mean [network]?)"},
+      {"[[matches]]\nlevel = \"arena\"\n", "unknown section [[matches]]"},
+      {"[network.extra]\nx = 1\n", "unknown key extra in [network]"},
+      {"top = 1\n" + keys + level, "test.toml:1:1: unknown top-level key top", true},
+      {"[[level]]\nname = \"x\"\npath = \"x.map\"\ncolor = 1\n",
+       "test.toml:10:1: unknown key color in [[level]] #2"},
+      // Syntax, and the [[match]] a reader might expect (TOML cannot have [match] and [[match]]).
+      {"[match]\ntick_rate = = 3\n", "test.toml:8:"},
+      {"[match]\ntick_rate = 64\n[[match]]\nlevel = \"arena\"\n",
+       "test.toml:9:1: Error while parsing table header: cannot redefine existing table 'match' as "
+       "array-of-tables (matches created at startup are [[initial_match]])"},
+      // Initial matches.
+      {"[[initial_match]]\nlevel = \"nowhere\"\n",
+       "[[initial_match]] #1 level = \"nowhere\": no [[level]] has this name"},
+      {"[[initial_match]]\nlevel = \"arena\"\ncount = 0\n", "[[initial_match]] #1 count = 0: must be 1.."},
+      {"[[initial_match]]\nlevel = \"arena\"\n[[initial_match]]\nlevel = \"arena\"\nprops = -1\n",
+       "[[initial_match]] #2 props = -1: must be 0.."},
+      {"[[initial_match]]\nlevel = \"arena\"\nseed = -1\n",
+       "[[initial_match]] #1 seed = -1: must be 0..4294967295"},
+      {"[[initial_match]]\nlevel = \"arena\"\nmax_players = 33\n",
+       "max_players = 33: must be at most [match] max_players = 32"},
+      {"[[initial_match]]\nlevel = \"arena\"\ncount = 65\n",
+       "65 matches at startup, more than [match] max_matches = 64"},
+      {"[[initial_match]]\nlevell = \"arena\"\n",
+       "unknown key levell in [[initial_match]] #1 (did you mean level?)"},
+      {"[[initial_match]]\ncount = 1\n", "[[initial_match]] #1 level = \"\": required"},
+      // Key files.
+      {"[security]\ntoken_key_file = \"nope.key\"\nadmin_key_file = \"admin.key\"\n" + level,
+       "[security] token_key_file = \"nope.key\": cannot read " + (dir_ / "nope.key").string(), true},
+      {"[security]\ntoken_key_file = \"bad-token.key\"\nadmin_key_file = \"admin.key\"\n" + level,
+       "[security] token_key_file = \"bad-token.key\": the first line must be 64 hex digits", true},
+      {"[security]\ntoken_key_file = \"short-token.key\"\nadmin_key_file = \"admin.key\"\n" + level,
+       "the first line must be 64 hex digits", true},
+      {"[security]\ntoken_key_file = \"token.key\"\nadmin_key_file = \"empty.key\"\n" + level,
+       "[security] admin_key_file = \"empty.key\": " + (dir_ / "empty.key").string() +
+           ": the first line is empty",
+       true},
+      {"[security]\nadmin_key_file = \"admin.key\"\n" + level, "[security] token_key_file = \"\": required",
+       true},
+      {"[security]\ntoken_key_file = \"token.key\"\n" + level, "[security] admin_key_file = \"\": required",
+       true},
+      // Levels.
+      {keys, "test.toml: no [[level]]: at least one level is required", true},
+      {keys + level + level, "[[level]] #2 name = \"arena\": another [[level]] has this name", true},
+      {keys + "[[level]]\nname = \"gone\"\npath = \"gone.bsp\"\nfallback = \"gone.map\"\n",
+       "[[level]] #1 (gone): neither path \"" + (dir_ / "gone.bsp").string() + "\" nor fallback", true},
+      {keys + "[[level]]\nname = \"empty\"\n", "[[level]] #1 (empty): needs a path or a fallback", true},
+      {keys + "[[level]]\nname = \"text\"\npath = \"note.txt\"\n",
+       "[[level]] #1 path = \"note.txt\": not a .bsp, .map, .obj or .level file", true},
+      {keys + level + "[[level]]\npath = \"" + kArenaMap + "\"\n", "[[level]] #2 name = \"\": required",
+       true},
+  };
+  for (const BadCase& c : cases) {
+    std::string text = c.whole ? c.toml : base() + c.toml;
+    std::string error = error_of(text);
+    EXPECT_NE(error.find(c.expected), std::string::npos)
+        << "config:\n"
+        << text << "\nerror: " << error << "\nexpected: " << c.expected;
+  }
+}
+
+TEST_F(ConfigDir, ProblemsInTheFileAreReportedTogetherInFileOrder) {
+  // toml++ keeps keys sorted; the report follows the file.
+  std::string error =
+      error_of(base() + "[match]\ntick_rate = 500\nmax_players = 0\n[rpc]\nburst = 0\nbogus = 1\n");
+  EXPECT_EQ(error,
+            "test.toml:8:13: [match] tick_rate = 500: must be 20..128\n"
+            "test.toml:9:15: [match] max_players = 0: must be 1..65535\n"
+            "test.toml:11:9: [rpc] burst = 0: must be >= 1\n"
+            "test.toml:12:1: unknown key bogus in [rpc]");
+}
+
+TEST_F(ConfigDir, ValidateChecksFieldsSetInCodeAndReportsEveryProblem) {
+  ServerConfig c = parse(base());
+  c.tick_rate = 500;
+  c.max_players = 0;
+  c.log_level = "loud";
+  std::string error;
+  try {
+    validate(c);
+  } catch (const ConfigError& e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("test.toml: [match] tick_rate = 500: must be 20..128"), std::string::npos) << error;
+  EXPECT_NE(error.find("\ntest.toml: [match] max_players = 0: must be 1..65535"), std::string::npos) << error;
+  EXPECT_NE(error.find("\ntest.toml: [log] level = \"loud\""), std::string::npos) << error;
+}
+
+TEST_F(ConfigDir, OverridesUseTheFlagNames) {
+  ServerConfig c = parse(base());
+  apply_override(c, "udp-port", "0");
+  apply_override(c, "rpc_port", "41001");  // underscores alike
+  apply_override(c, "--http-port", "41002");
+  apply_override(c, "bind-address", "0.0.0.0");
+  apply_override(c, "public-address", "[2001:db8::1]:40000");
+  apply_override(c, "threads", "3");
+  apply_override(c, "rpc-threads", "2");
+  apply_override(c, "tick-rate", "128");
+  apply_override(c, "snapshot-rate", "128");
+  apply_override(c, "log-level", "trace");
+  apply_override(c, "max-players", "8");
+  apply_override(c, "connection-timeout-s", "2.5");
+  apply_override(c, "rpc-rate", "1e3");
+  apply_override(c, "token-key-file", "token.key");
+  apply_override(c, "admin-key-file", "admin.key");
+  EXPECT_NO_THROW(validate(c));
+  EXPECT_EQ(c.udp_port, 0);
+  EXPECT_EQ(c.rpc_port, 41001);
+  EXPECT_EQ(c.http_port, 41002);
+  EXPECT_EQ(c.bind_address, "0.0.0.0");
+  EXPECT_EQ(c.public_address, "[2001:db8::1]:40000");
+  EXPECT_EQ(c.threads, 3);
+  EXPECT_EQ(c.rpc_threads, 2);
+  EXPECT_EQ(c.tick_rate, 128);
+  EXPECT_EQ(c.snapshot_rate, 128);
+  EXPECT_EQ(c.log_level, "trace");
+  EXPECT_EQ(c.max_players, 8);
+  EXPECT_EQ(c.connection_timeout_s, 2.5);
+  EXPECT_EQ(c.rpc_rate, 1000.0);
+
+  // Every [section] key of the file has a flag: the flag list and the shipped file's keys agree.
+  std::vector<std::string> flags = override_names();
+  for (const char* flag : {"udp-port",
+                           "rpc-port",
+                           "http-port",
+                           "bind-address",
+                           "public-address",
+                           "threads",
+                           "rpc-threads",
+                           "tick-rate",
+                           "snapshot-rate",
+                           "max-matches",
+                           "max-players",
+                           "connection-timeout-s",
+                           "keepalive-interval-s",
+                           "max-pending-events",
+                           "rpc-max-connections",
+                           "rpc-max-frame-bytes",
+                           "rpc-max-batch",
+                           "rpc-rate",
+                           "rpc-burst",
+                           "subscriber-max-pending-bytes",
+                           "token-key-file",
+                           "admin-key-file",
+                           "token-valid-seconds",
+                           "log-level",
+                           "shutdown-flush-s"}) {
+    EXPECT_NE(std::find(flags.begin(), flags.end(), flag), flags.end()) << flag;
+  }
+  EXPECT_EQ(flags.size(), 25u);
+}
+
+TEST_F(ConfigDir, BadOverridesAreRefusedAtOnce) {
+  struct Case {
+    const char* key;
+    const char* value;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {"tick-rate", "500", "--tick-rate 500: must be 20..128"},
+      {"tick-rate", "64x", "--tick-rate 64x: expected an integer"},
+      {"tick-rate", "", "--tick-rate : expected an integer"},
+      {"udp-port", "65536", "--udp-port 65536: must be 0..65535"},
+      {"udp-port", "-1", "--udp-port -1: must be 0..65535"},
+      {"connection-timeout-s", "soon", "--connection-timeout-s soon: expected a number"},
+      {"rpc-rate", "0", "--rpc-rate 0: must be > 0"},
+      {"log-level", "loud", "--log-level loud: must be one of trace"},
+      {"bind-address", "nowhere", "--bind-address nowhere: not an IP address"},
+      {"tik-rate", "64", "unknown option --tik-rate (did you mean --tick-rate?)"},
+      {"config-dir", "x", "unknown option --config-dir"},
+  };
+  for (const Case& c : cases) {
+    ServerConfig config = parse(base());
+    std::string error;
+    try {
+      apply_override(config, c.key, c.value);
+    } catch (const ConfigError& e) {
+      error = e.what();
+    }
+    EXPECT_NE(error.find(c.expected), std::string::npos) << c.key << " " << c.value << ": " << error;
+  }
+  // A refused override leaves the setting as it was.
+  ServerConfig config = parse(base());
+  EXPECT_THROW(apply_override(config, "tick-rate", "500"), ConfigError);
+  EXPECT_EQ(config.tick_rate, 64);
+}
+
+TEST_F(ConfigDir, KeyFilesAndPaths) {
+  ServerConfig c = parse(base());
+  EXPECT_EQ(read_key_file_line(c, "admin.key"), "admin-secret");
+  EXPECT_EQ(read_key_file_line(c, "token.key"), kTokenHex);
+  EXPECT_EQ(read_key_file_line(c, (dir_ / "token.key").string()), kTokenHex);  // absolute stays absolute
+  EXPECT_THROW(read_key_file_line(c, "missing.key"), ConfigError);
+  EXPECT_EQ(resolve_path(c, "a/../b.map"), (dir_ / "b.map").string());
+  EXPECT_EQ(resolve_path(c, "/abs/x.bsp"), "/abs/x.bsp");
+  EXPECT_THROW(load_server_config((dir_ / "absent.toml").string()), ConfigError);
+}
+
+TEST(LogLevels, OneTableOfNames) {
+  EXPECT_EQ(parse_log_level("trace"), spdlog::level::trace);
+  EXPECT_EQ(parse_log_level("debug"), spdlog::level::debug);
+  EXPECT_EQ(parse_log_level("info"), spdlog::level::info);
+  EXPECT_EQ(parse_log_level("warn"), spdlog::level::warn);
+  EXPECT_EQ(parse_log_level("error"), spdlog::level::err);
+  EXPECT_EQ(parse_log_level("critical"), spdlog::level::critical);
+  EXPECT_EQ(parse_log_level("off"), spdlog::level::off);
+  EXPECT_FALSE(parse_log_level("INFO"));
+  EXPECT_FALSE(parse_log_level(""));
+  EXPECT_EQ(log_level_names_joined(), "trace, debug, info, warn, error, critical, off");
+}
+
+}  // namespace
+}  // namespace shiftcast

@@ -1,0 +1,107 @@
+#include "tests/support/udp_test_client.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace shiftcast {
+namespace {
+
+// How long one receive waits before the session is polled again (resends, keep-alives).
+constexpr int kPumpSliceMs = 5;
+constexpr int kGoodbyeCopies = 3;
+
+double unix_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+UdpTestClient::UdpTestClient(std::uint16_t server_port, const ConnectToken& token,
+                             ClientSessionSettings settings)
+    : session_(token,
+               [&] {
+                 settings.unix_time_offset = 0;
+                 return settings;
+               }()),
+      start_(std::chrono::steady_clock::now()) {
+  fd_ = ::socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(server_port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+}
+
+UdpTestClient::~UdpTestClient() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+double UdpTestClient::now() const {
+  // The session's clock is unix time here, so token expiry is judged on the same clock as the server's.
+  return unix_seconds();
+}
+
+void UdpTestClient::send_raw(std::span<const std::uint8_t> datagram) {
+  ::send(fd_, datagram.data(), datagram.size(), 0);
+}
+
+void UdpTestClient::send_all(const std::vector<std::vector<std::uint8_t>>& datagrams) {
+  for (const auto& d : datagrams)
+    send_raw(d);
+}
+
+bool UdpTestClient::receive_once(int timeout_ms) {
+  pollfd p{fd_, POLLIN, 0};
+  if (::poll(&p, 1, timeout_ms) <= 0) return false;
+  std::uint8_t buffer[kMaxDatagramBytes + 1];
+  const ssize_t n = ::recv(fd_, buffer, sizeof buffer, 0);
+  if (n <= 0) return false;
+  session_.on_datagram(std::span(buffer, std::size_t(n)), now());
+  for (auto& e : session_.take_events())
+    events_.push_back(e);
+  return true;
+}
+
+bool UdpTestClient::pump_until(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    send_all(session_.poll(now()));
+    while (receive_once(kPumpSliceMs)) {
+    }
+  }
+  return true;
+}
+
+void UdpTestClient::pump_for(std::chrono::milliseconds duration) {
+  const auto deadline = std::chrono::steady_clock::now() + duration;
+  pump_until([&] { return std::chrono::steady_clock::now() >= deadline; },
+             duration + std::chrono::seconds(1));
+}
+
+bool UdpTestClient::connect(std::chrono::milliseconds timeout) {
+  pump_until(
+      [&] {
+        const ClientState s = session_.state();
+        return s != ClientState::kSendingRequest && s != ClientState::kSendingResponse;
+      },
+      timeout);
+  return session_.state() == ClientState::kConnected;
+}
+
+void UdpTestClient::send_command(const PlayerInput& input, double view_tick) {
+  const std::vector<std::uint8_t> d = session_.send_command(input, view_tick, now());
+  if (!d.empty()) send_raw(d);
+}
+
+void UdpTestClient::disconnect() {
+  // The same goodbye a few times, as the server does: the first copy to arrive is taken.
+  const std::vector<std::uint8_t> bye = session_.disconnect(now());
+  for (int i = 0; i < kGoodbyeCopies; ++i)
+    send_raw(bye);
+}
+
+}  // namespace shiftcast

@@ -81,7 +81,7 @@ std::vector<std::vector<std::uint8_t>> ClientSession::poll(double now) {
   }
   if (now >= last_sent_ + settings_.keepalive_interval) {
     flatbuffers::FlatBufferBuilder fbb(64);
-    const auto body = wire::CreateKeepAlive(fbb, latest_snapshot_tick());
+    const auto body = wire::CreateKeepAlive(fbb, latest_snapshot_tick(), receiver_.events_received());
     out.push_back(seal(fbb, wire::Message::KeepAlive, body.Union(), now));
   }
   return out;

@@ -23,19 +23,18 @@
 #include <vector>
 
 #include "protocol/connect_token.hpp"
+#include "protocol/envelope.hpp"
+#include "protocol/player_input.hpp"
 #include "protocol/reliable_events.hpp"
 #include "protocol/sequence_window.hpp"
 #include "protocol/snapshot_delta.hpp"
 #include "protocol/wire_constants.hpp"
 #include "shiftcast_generated.h"
-#include "world/player_input.hpp"
 
 namespace shiftcast {
 
 // How often a handshake datagram is resent while no answer came.
 inline constexpr double kHandshakeResendInterval = 0.1;
-inline constexpr std::size_t kErrorCodeCount = static_cast<std::size_t>(wire::ErrorCode::MAX) + 1;
-using ErrorCounters = std::array<std::uint64_t, kErrorCodeCount>;
 
 enum class ClientState : std::uint8_t {
   kSendingRequest,

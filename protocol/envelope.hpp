@@ -12,6 +12,7 @@
 //   std::span<const std::uint8_t> out{fbb.GetBufferPointer(), fbb.GetSize()};
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 
@@ -32,6 +33,11 @@ EnvelopeView verify_envelope(std::span<const std::uint8_t> bytes, std::size_t ma
 void finish_envelope(flatbuffers::FlatBufferBuilder& fbb, wire::Message type,
                      flatbuffers::Offset<void> message, std::uint64_t request_id = 0);
 
-const char* to_string(wire::ErrorCode code);  // "token_expired", "rate_limited", ...: metric labels
+const char* to_string(wire::ErrorCode code);
+
+// Counters indexed by ErrorCode: why datagrams or requests were refused.
+inline constexpr std::size_t kErrorCodeCount = static_cast<std::size_t>(wire::ErrorCode::MAX) + 1;
+using ErrorCounters =
+    std::array<std::uint64_t, kErrorCodeCount>;  // "token_expired", "rate_limited", ...: metric labels
 
 }  // namespace shiftcast

@@ -56,8 +56,13 @@ wire::ErrorCode ClientConnection::on_packet(const wire::Packet& packet, std::str
       const wire::ErrorCode e = on_client_frame(*inner.message_as_ClientFrame());
       return e == wire::ErrorCode::Ok ? e : refuse(e);
     }
-    case wire::Message::KeepAlive:
+    case wire::Message::KeepAlive: {
+      // A lying acknowledgement releases nothing it should not (as in a ClientFrame).
+      const std::uint64_t received = inner.message_as_KeepAlive()->events_received();
+      if (received != 0 && sender_.on_ack(received) != wire::ErrorCode::Ok)
+        return refuse(wire::ErrorCode::BadArgument);
       return wire::ErrorCode::Ok;
+    }
     case wire::Message::Disconnect:
       close(wire::ErrorCode::ClientDisconnected);
       return wire::ErrorCode::Ok;

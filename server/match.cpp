@@ -248,7 +248,7 @@ Vec3 Match::spawn_feet(int index) const {
   return s.origin - Vec3{0, 0, kSpawnOriginAboveFeet};
 }
 
-void Match::on_connect(const AcceptedChallenge& accepted, const udp::endpoint& from) {
+void Match::on_connect(const AcceptedChallenge& accepted, const udp::endpoint& from, bool fresh_token) {
   if (ending_) {
     const std::vector<std::uint8_t> denied = build_denied(wire::ErrorCode::ShuttingDown);
     endpoint_.send(denied, from);
@@ -257,6 +257,16 @@ void Match::on_connect(const AcceptedChallenge& accepted, const udp::endpoint& f
   const double t = now();
   Simulation& sim = scene_->simulation();
   auto existing = clients_.find(accepted.client_id);
+  if (!fresh_token) {
+    if (existing != clients_.end() && existing->second.endpoint == from) {
+      endpoint_.send(existing->second.connection->build_keepalive(sim.tick(), t), from);
+      return;
+    }
+    services_.rejections->reject(wire::ErrorCode::TokenReplayed, to_address(from), "token already used");
+    const std::vector<std::uint8_t> denied = build_denied(wire::ErrorCode::TokenReplayed);
+    endpoint_.send(denied, from);
+    return;
+  }
   EntityId entity = kNoEntity;
   if (existing != clients_.end()) {
     // A reconnect with a fresh token takes over the player it had.

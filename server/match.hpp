@@ -75,7 +75,10 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   void end(wire::ErrorCode reason, std::function<void()> on_done);
 
   // Worker thread only.
-  void on_connect(const AcceptedChallenge& accepted, const boost::asio::ip::udp::endpoint& from);
+  // `fresh_token`: the token was not spent before this response (else only the same client at the same
+  // address, whose first keep-alive was lost, is answered again; anyone else is a replay).
+  void on_connect(const AcceptedChallenge& accepted, const boost::asio::ip::udp::endpoint& from,
+                  bool fresh_token);
   void on_packet(std::vector<std::uint8_t> datagram, const boost::asio::ip::udp::endpoint& from);
   boost::asio::io_context& worker() { return worker_; }
 

@@ -174,8 +174,10 @@ void RpcConnection::on_read(const boost::system::error_code& error, std::size_t 
   }
   if (!closing_ && reader_.error() != wire::ErrorCode::Ok) {
     refuse(reader_.error(), 0,
-           fmt::format("frame length over the limit of {} bytes (or zero): closing",
-                       shared_->settings.max_frame_bytes));
+           reader_.error() == wire::ErrorCode::TooLarge
+               ? fmt::format("a frame length over the limit of {} bytes: closing",
+                             shared_->settings.max_frame_bytes)
+               : std::string("a frame length of zero: closing"));
     closing_ = true;
   }
   if (closing_) {

@@ -27,12 +27,6 @@ flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>> bytes(flatbuffers::FlatBu
   return fbb.CreateVector(a.data(), a.size());
 }
 
-// Whether a table carries a field at all (FlatBuffers leaves out fields equal to their default).
-template <typename T>
-bool has_field(const T& table, flatbuffers::voffset_t field) {
-  return reinterpret_cast<const flatbuffers::Table*>(&table)->CheckField(field);
-}
-
 }  // namespace
 
 void RpcConnection::answer_query(const QueryAnswer& answer, std::uint64_t request_id) {
@@ -95,7 +89,7 @@ void RpcConnection::issue_connect_token(const wire::IssueConnectToken& request, 
   }
   if (request.client_id() == 0)
     return refuse(wire::ErrorCode::BadArgument, request_id, "client_id must be nonzero");
-  const std::uint32_t valid = has_field(request, wire::IssueConnectToken::VT_VALID_SECONDS)
+  const std::uint32_t valid = flatbuffers::IsFieldPresent(&request, wire::IssueConnectToken::VT_VALID_SECONDS)
                                   ? request.valid_seconds()
                                   : shared_->settings.token_valid_seconds;
   if (valid < 1 || valid > kMaxTokenValidSeconds) {

@@ -155,13 +155,13 @@ void UdpEndpoint::on_challenge_response(const wire::ChallengeResponse& response,
                                  "match " + std::to_string(accepted.match_id));
     return deny(wire::ErrorCode::UnknownMatch, response_bytes, from);
   }
-  if (!services_.replay_cache->spend(accepted.token_mac, accepted.expires_at, services_.unix_now())) {
-    services_.rejections->reject(wire::ErrorCode::TokenReplayed, peer, "token already used");
-    return deny(wire::ErrorCode::TokenReplayed, response_bytes, from);
-  }
+  // A token is spent by its first connection. A second response with it is either that same client
+  // repeating itself (the first keep-alive was lost) or a replay: only the match can tell them apart.
+  const bool fresh =
+      services_.replay_cache->spend(accepted.token_mac, accepted.expires_at, services_.unix_now());
   Match* owner = match.get();
   asio::post(owner->worker(),
-             [match = std::move(match), accepted, from] { match->on_connect(accepted, from); });
+             [match = std::move(match), accepted, from, fresh] { match->on_connect(accepted, from, fresh); });
 }
 
 void UdpEndpoint::on_packet(const wire::Packet& packet, std::span<const std::uint8_t> datagram,

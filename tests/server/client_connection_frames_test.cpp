@@ -192,11 +192,10 @@ TEST(ClientConnection, LongSilenceFallsBackToTheEmptyBaseline) {
   for (std::uint64_t tick = 1; tick <= 200; ++tick) {
     const double now = kStart + tick * kTickSeconds;
     const auto frame = c.build_frame(tick, small_world(tick), {}, now);
-    const wire::ServerFrame& f =
-        *open_packet(as_packet(frame), Direction::kServerToClient, p.client.token().server_to_client)
-             .inner_envelope()
-             ->message_as_ServerFrame();
-    const std::uint64_t baseline = f.snapshot()->baseline_tick();
+    const OpenedPacket opened =
+        open_packet(as_packet(frame), Direction::kServerToClient, p.client.token().server_to_client);
+    const std::uint64_t baseline =
+        opened.inner_envelope()->message_as_ServerFrame()->snapshot()->baseline_tick();
     const bool silent = tick > 10 && tick <= 150;
     if (tick > 11 && tick - acked < kSnapshotHistory) {
       EXPECT_EQ(baseline, acked) << tick;

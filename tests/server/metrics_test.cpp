@@ -219,6 +219,11 @@ TEST(Rejections, CountsEveryReasonPerChannel) {
   EXPECT_EQ(udp.count(wire::ErrorCode::Internal), 2u);
   text = registry.render();
   EXPECT_NE(text.find(rejected_line("udp", wire::ErrorCode::TokenExpired, 3)), std::string::npos) << text;
+  // The labels are envelope.hpp's snake_case names.
+  EXPECT_NE(text.find("shiftcast_rejected_total{channel=\"udp\",reason=\"token_expired\"} 3\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("shiftcast_rejected_total{channel=\"rpc\",reason=\"rate_limited\"} 1\n"),
+            std::string::npos);
   EXPECT_NE(text.find(rejected_line("rpc", wire::ErrorCode::RateLimited, 1)), std::string::npos) << text;
   EXPECT_NE(text.find(rejected_line("udp", wire::ErrorCode::Internal, 2)), std::string::npos) << text;
   EXPECT_EQ(text.find("# TYPE shiftcast_rejected_total counter"),

@@ -5,6 +5,7 @@
 #include "server/server_config.hpp"
 
 #include <gtest/gtest.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -459,6 +460,18 @@ TEST(LogLevels, OneTableOfNames) {
   EXPECT_FALSE(parse_log_level("INFO"));
   EXPECT_FALSE(parse_log_level(""));
   EXPECT_EQ(log_level_names_joined(), "trace, debug, info, warn, error, critical, off");
+}
+
+TEST(LogLevels, ConfigureLoggingInstallsTheShiftcastLogger) {
+  std::shared_ptr<spdlog::logger> previous = spdlog::default_logger();
+  configure_logging(spdlog::level::warn);
+  EXPECT_EQ(spdlog::default_logger()->name(), kLoggerName);
+  EXPECT_EQ(spdlog::default_logger()->level(), spdlog::level::warn);
+  std::shared_ptr<spdlog::logger> first = spdlog::default_logger();
+  configure_logging(spdlog::level::debug);  // again (a reload): the same logger, the new level
+  EXPECT_EQ(spdlog::default_logger(), first);
+  EXPECT_EQ(spdlog::default_logger()->level(), spdlog::level::debug);
+  spdlog::set_default_logger(previous);
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ class HttpServer {
  public:
   HttpServer(boost::asio::io_context& io, std::string address, std::uint16_t port, HttpRoutes routes,
              HttpLimits limits = {});
-  ~HttpServer();  // stop()
+  ~HttpServer();  // stop(); destroy the server before its io_context
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 

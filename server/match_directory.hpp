@@ -46,6 +46,8 @@ struct CreateMatchSpec {
   int max_players = 32;
   int props = 0;
   std::uint32_t seed = 1;
+  int tick_rate = 0;      // 0: the server's
+  int snapshot_rate = 0;  // 0: the server's (capped at the tick rate)
 };
 
 struct CreatedMatch {

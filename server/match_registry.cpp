@@ -41,17 +41,22 @@ CreatedMatch MatchRegistry::create(const CreateMatchSpec& spec) {
     result.detail = "no level named '" + spec.level + "' in the server's config";
     return result;
   }
+  const int tick_rate = spec.tick_rate != 0 ? spec.tick_rate : defaults_.tick_rate;
+  const int snapshot_rate =
+      std::min(tick_rate, spec.snapshot_rate != 0 ? spec.snapshot_rate : defaults_.snapshot_rate);
   if (spec.max_players < 1 || spec.max_players > defaults_.max_players || spec.props < 0 ||
-      spec.props > kMaxPropsPerMatch) {
+      spec.props > kMaxPropsPerMatch || tick_rate < kMinTickRate || tick_rate > kMaxTickRate ||
+      snapshot_rate < 1) {
     result.error = wire::ErrorCode::BadArgument;
-    result.detail = "max_players must be 1.." + std::to_string(defaults_.max_players) + " and props 0.." +
-                    std::to_string(kMaxPropsPerMatch);
+    result.detail = "max_players must be 1.." + std::to_string(defaults_.max_players) + ", props 0.." +
+                    std::to_string(kMaxPropsPerMatch) + ", tick_rate " + std::to_string(kMinTickRate) + ".." +
+                    std::to_string(kMaxTickRate) + " and snapshot_rate 1..tick_rate";
     return result;
   }
   MatchSettings settings;
   settings.level = level->second;
-  settings.tick_rate = defaults_.tick_rate;
-  settings.snapshot_rate = defaults_.snapshot_rate;
+  settings.tick_rate = tick_rate;
+  settings.snapshot_rate = snapshot_rate;
   settings.max_players = spec.max_players;
   settings.props = spec.props;
   settings.seed = spec.seed;

@@ -63,6 +63,8 @@ void RpcConnection::create_match(const wire::CreateMatch& request, std::uint64_t
   spec.max_players = request.max_players();
   spec.props = request.props();
   spec.seed = request.seed();
+  spec.tick_rate = request.tick_rate();
+  spec.snapshot_rate = request.snapshot_rate();
   const CreatedMatch created = shared_->directory.create(spec);
   if (created.error != wire::ErrorCode::Ok) return refuse(created.error, request_id, created.detail);
   send(wire::Message::CreateMatchReply, wire::CreateCreateMatchReply(fbb_, created.match_id).Union(),

@@ -1,6 +1,7 @@
 #include "server/server.hpp"
 
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <boost/asio/post.hpp>
 #include <chrono>
 
@@ -20,6 +21,14 @@ std::uint64_t unix_now() {
   return std::uint64_t(
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
           .count());
+}
+
+// User plus system CPU time of every thread of the process (load tests divide it by players).
+double process_cpu_seconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 int thread_count(int configured) {
@@ -175,7 +184,11 @@ std::string Server::start() {
   ports_.rpc = rpc_->port();
 
   HttpRoutes routes;
-  routes.metrics = [this] { return metrics_.render(); };
+  Gauge& cpu = metrics_.gauge("process_cpu_seconds_total", "CPU time of the whole process, user and system");
+  routes.metrics = [this, &cpu] {
+    cpu.set(process_cpu_seconds());
+    return metrics_.render();
+  };
   routes.ready = [this] { return ready_.load() && !shutting_down_.load(); };
   http_ =
       std::make_unique<HttpServer>(*rpc_pool_.contexts[0], config_.bind_address, config_.http_port, routes);

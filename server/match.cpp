@@ -47,6 +47,8 @@ std::shared_ptr<Match> Match::create(const MatchSettings& settings, asio::io_con
     return nullptr;
   }
   match->scene_ = std::move(made.scene);
+  if (settings.level->navmesh != nullptr) match->nav_ = std::make_unique<NavQuery>(*settings.level->navmesh);
+  match->spawn_rng_ = settings.seed;
   return match;
 }
 
@@ -241,11 +243,38 @@ void Match::drop_closed_connections() {
   players_gauge_->set(double(clients_.size()));
 }
 
-Vec3 Match::spawn_feet(int index) const {
+bool Match::spot_is_free(Vec3 feet) const {
+  // Touching the floor or a neighbour is fine; overlapping anything solid is not (it would be an
+  // invariant violation on the next tick, and the re-placement would count it).
+  const Simulation& sim = scene_->simulation();
+  const WorldOverlap o = world_overlap(level_tree(), sim.entities(), player_shape(sim.config().motor),
+                                       Pose{feet, 0}, QueryFilter{});
+  return o.status == QueryStatus::kOk && o.brush == kNoBrush && o.entities.empty();
+}
+
+EntityId Match::spawn_player() {
+  // Quake's rule, without the telefrag: the level's spawn points in turn, the first one free; then
+  // random walkable points; if the level is that crowded, the next spawn point anyway (the tick's
+  // invariant check then moves whoever overlaps).
+  Simulation& sim = scene_->simulation();
   const Level& level = settings_.level->compiled.level;
-  if (level.spawns.empty()) return {0, 0, 0};
-  const SpawnPoint& s = level.spawns[std::size_t(index) % level.spawns.size()];
-  return s.origin - Vec3{0, 0, kSpawnOriginAboveFeet};
+  const std::size_t spawns = level.spawns.size();
+  for (std::size_t i = 0; i < spawns; ++i) {
+    const SpawnPoint& s = level.spawns[(spawns_used_ + i) % spawns];
+    const Vec3 feet = s.origin - Vec3{0, 0, kSpawnOriginAboveFeet};
+    if (!spot_is_free(feet)) continue;
+    spawns_used_ += int(i) + 1;
+    return sim.add_player(feet, s.yaw_degrees * (kPi / 180));
+  }
+  if (nav_ != nullptr) {
+    for (int attempt = 0; attempt < kRandomSpawnAttempts; ++attempt) {
+      const std::optional<Vec3> p = nav_->random_point(spawn_rng_);
+      if (p && spot_is_free(*p)) return sim.add_player(*p, 0);
+    }
+  }
+  const SpawnPoint fallback = spawns == 0 ? SpawnPoint{} : level.spawns[std::size_t(spawns_used_++) % spawns];
+  return sim.add_player(fallback.origin - Vec3{0, 0, spawns == 0 ? 0 : kSpawnOriginAboveFeet},
+                        fallback.yaw_degrees * (kPi / 180));
 }
 
 void Match::on_connect(const AcceptedChallenge& accepted, const udp::endpoint& from, bool fresh_token) {
@@ -280,12 +309,7 @@ void Match::on_connect(const AcceptedChallenge& accepted, const udp::endpoint& f
       endpoint_.send(denied, from);
       return;
     }
-    const Level& level = settings_.level->compiled.level;
-    const float yaw =
-        level.spawns.empty()
-            ? 0.0f
-            : level.spawns[std::size_t(spawns_used_) % level.spawns.size()].yaw_degrees * (kPi / 180);
-    entity = sim.add_player(spawn_feet(spawns_used_++), yaw);
+    entity = spawn_player();
   }
   ConnectionParams params{settings_.id,
                           accepted.client_id,

@@ -60,6 +60,8 @@ struct MatchServices {
 inline constexpr int kMaxCatchUpTicks = 8;
 // A goodbye (Disconnect) is sent this many times: the client takes the first copy that arrives.
 inline constexpr int kGoodbyeCopies = 3;
+// Random walkable points tried for a joining player when every spawn point is occupied.
+inline constexpr int kRandomSpawnAttempts = 32;
 
 class Match final : public MatchHandle, public std::enable_shared_from_this<Match> {
  public:
@@ -108,7 +110,8 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   void drop_closed_connections();
   void flush_and_close(wire::ErrorCode reason, Clock::time_point deadline, std::function<void()> on_done);
   void finish(wire::ErrorCode reason, std::function<void()> on_done);
-  Vec3 spawn_feet(int index) const;
+  bool spot_is_free(Vec3 feet) const;
+  EntityId spawn_player();
 
   struct Client {
     std::unique_ptr<ClientConnection> connection;
@@ -131,6 +134,8 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
 
   std::map<std::uint64_t, Client> clients_;  // by client id, worker thread only
   int spawns_used_ = 0;
+  std::unique_ptr<NavQuery> nav_;  // worker thread only: spawn spots when every spawn point is taken
+  std::uint32_t spawn_rng_ = 1;
   std::vector<wire::EntityState> world_states_;  // scratch, one per snapshot tick
   std::vector<ContactRecord> records_;
 

@@ -1,0 +1,81 @@
+#include "client-sim/movement_check.hpp"
+
+namespace shiftcast {
+
+namespace {
+
+// Rounding to the nearest quantum moves each coordinate by at most this, so a position that the server
+// held free of the level is free again within this of its snapshot on every axis.
+constexpr float kQuantizationHalfStep = kPositionQuantum / 2;
+
+}  // namespace
+
+MovementCheck::MovementCheck(const MotorConfig& config, const LevelMotorWorld& world, float dt)
+    : config_(config), world_(world), dt_(dt) {}
+
+void MovementCheck::start(Vec3 feet, std::uint64_t last_sequence) {
+  started_ = true;
+  feet_ = settle(feet);
+  state_ = {};
+  last_sequence_ = last_sequence;
+  last_sampled_ = last_sequence;
+  history_.fill({});
+}
+
+Vec3 MovementCheck::predict(std::uint64_t sequence, const PlayerInput& input) {
+  const MotorResult r = move_character(config_, world_, feet_, state_, input, dt_);
+  feet_ = r.position;
+  last_sequence_ = sequence;
+  Predicted& p = slot(sequence);
+  p.sequence = sequence;
+  p.input = input;
+  p.feet = feet_;
+  p.state = state_;
+  return feet_;
+}
+
+std::optional<float> MovementCheck::on_authoritative(std::uint64_t acked, Vec3 position) {
+  if (!started_ || acked <= last_sampled_ || acked > last_sequence_) return std::nullopt;
+  last_sampled_ = acked;
+  Predicted& at = slot(acked);
+  if (at.sequence != acked) {
+    // Older than the history: nothing to compare with or replay; take the server's word.
+    feet_ = settle(position);
+    ++corrections_;
+    return std::nullopt;
+  }
+  const float error = length(position - at.feet);
+  if (error <= kSnapshotQuantizationError) return error;
+
+  ++corrections_;
+  at.feet = settle(position);
+  Vec3 feet = at.feet;
+  MotorState state = at.state;
+  for (std::uint64_t s = acked + 1; s <= last_sequence_; ++s) {
+    Predicted& p = slot(s);
+    feet = move_character(config_, world_, feet, state, p.input, dt_).position;
+    p.feet = feet;
+    p.state = state;
+  }
+  feet_ = feet;
+  state_ = state;
+  return error;
+}
+
+Vec3 MovementCheck::settle(Vec3 position) const {
+  if (world_.free(position)) return position;
+  // The nearest free neighbour on the half-quantum grid around it, upwards first (a floor is the usual
+  // culprit); none: keep it, the motor reports stuck and the next snapshot corrects again.
+  constexpr float kSteps[3] = {0, kQuantizationHalfStep, -kQuantizationHalfStep};
+  for (float dz : {kQuantizationHalfStep, 0.0f, -kQuantizationHalfStep}) {
+    for (float dx : kSteps) {
+      for (float dy : kSteps) {
+        const Vec3 candidate = position + Vec3{dx, dy, dz};
+        if (world_.free(candidate)) return candidate;
+      }
+    }
+  }
+  return position;
+}
+
+}  // namespace shiftcast

@@ -1,0 +1,78 @@
+// MovementCheck: a simulated client's prediction of its own player, and the check of that prediction
+// against the server's authoritative positions. Each command is predicted with the same character motor
+// the server runs (over the level alone: client-sim/level_motor_world); the feet and motor state after
+// each command are kept for the last kPredictionHistory commands. A snapshot whose ServerFrame
+// acknowledged command A and put the player at P gives one sample, |P - predicted feet after A|, and when
+// that is more than snapshot quantization explains, the prediction is corrected: feet = P, the motor
+// state predicted after A kept, every command after A applied again.
+//
+//   MovementCheck check(MotorConfig{}, world, 1.0f / tick_rate);
+//   check.start(first_snapshot_position, session.last_command_sequence());
+//   each tick:      check.predict(sequence, input);            // then send the command
+//   each snapshot:  if (auto e = check.on_authoritative(frame_input_ack, own_position)) samples.push(*e);
+//   the bot reads:  check.feet(), check.motor()
+//
+// Without other entities near the player the prediction is the server's own computation, so the samples
+// are snapshot quantization alone (at most kSnapshotQuantizationError); a player pushed by another, or
+// standing on a prop, shows as a larger sample and is then corrected.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "client-sim/level_motor_world.hpp"
+#include "protocol/wire_constants.hpp"
+#include "world/character_motor.hpp"
+
+namespace shiftcast {
+
+// Commands whose prediction is kept: two seconds at 64 Hz, far more than a round trip on any network a
+// load test runs on.
+inline constexpr std::size_t kPredictionHistory = 128;
+// The farthest a snapshot position can be from the server's own: half a quantum on each axis
+// (sqrt(3) / 2 quanta), plus the float rounding of dequantizing coordinates of a few thousand units.
+inline constexpr float kSnapshotQuantizationError = 0.8661f * kPositionQuantum + 1.0f / 1024;
+
+class MovementCheck {
+ public:
+  MovementCheck(const MotorConfig& config, const LevelMotorWorld& world, float dt);
+
+  bool started() const { return started_; }
+  // The first authoritative position; the next predicted command is last_sequence + 1.
+  void start(Vec3 feet, std::uint64_t last_sequence);
+  // Applies command `sequence` (the one after the last predicted) and returns the new feet.
+  Vec3 predict(std::uint64_t sequence, const PlayerInput& input);
+  // The server put the player at `position` after applying command `acked`. Returns the error sample
+  // for the first report of each newer acknowledged command the history still holds, nothing otherwise.
+  std::optional<float> on_authoritative(std::uint64_t acked, Vec3 position);
+
+  Vec3 feet() const { return feet_; }
+  const MotorState& motor() const { return state_; }
+  std::uint64_t last_sequence() const { return last_sequence_; }
+  std::uint64_t corrections() const { return corrections_; }
+
+ private:
+  struct Predicted {
+    std::uint64_t sequence = 0;
+    PlayerInput input;
+    Vec3 feet{};
+    MotorState state;
+  };
+  Predicted& slot(std::uint64_t sequence) { return history_[sequence % kPredictionHistory]; }
+  // `position` from a snapshot, moved out of solid when quantization pushed it in.
+  Vec3 settle(Vec3 position) const;
+
+  MotorConfig config_;
+  const LevelMotorWorld& world_;
+  float dt_;
+  bool started_ = false;
+  Vec3 feet_{};
+  MotorState state_;
+  std::uint64_t last_sequence_ = 0;
+  std::uint64_t last_sampled_ = 0;
+  std::uint64_t corrections_ = 0;
+  std::array<Predicted, kPredictionHistory> history_{};
+};
+
+}  // namespace shiftcast

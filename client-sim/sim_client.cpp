@@ -1,0 +1,336 @@
+#include "client-sim/sim_client.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "protocol/packet.hpp"
+#include "protocol/snapshot_delta.hpp"
+
+namespace shiftcast {
+
+namespace asio = boost::asio;
+
+namespace {
+
+// Datagrams read straight after one the reactor reported, before waiting again: saves a trip through
+// the reactor per datagram when a burst of snapshots arrives, and bounds the turn so other clients'
+// datagrams on the same thread are not kept waiting.
+constexpr int kMaxDrainPerWakeup = 8;
+constexpr int kGoodbyeCopies = 3;        // as the server says goodbye: a lost goodbye would leave it waiting
+constexpr std::uint8_t kPlayerKind = 0;  // EntityState.kind
+constexpr std::uint32_t kPlayersLayer = 1;  // QueryFilter.mask bit of players
+constexpr float kShotRange = 8192;          // a hitscan weapon's reach, Quake units
+
+bool failed_state(ClientState s) {
+  return s == ClientState::kDenied || s == ClientState::kTimedOut || s == ClientState::kDisconnected;
+}
+
+std::string describe(ClientState state, wire::ErrorCode code) {
+  return std::string(to_string(state)) + " (" + to_string(code) + ")";
+}
+
+ClientSessionSettings session_settings(const SimThreadContext& shared) {
+  ClientSessionSettings s;
+  s.handshake_timeout = shared.options->connect_timeout;
+  s.unix_time_offset = shared.unix_time_offset;
+  return s;
+}
+
+}  // namespace
+
+SimClient::SimClient(asio::io_context& context, SimThreadContext& shared, ConnectToken token,
+                     const asio::ip::udp::endpoint& server, const SimClientIdentity& identity)
+    : shared_(shared),
+      server_(server),
+      socket_(context),
+      session_(std::move(token), session_settings(shared)),
+      bot_(shared.bot, identity.seed, identity.index),
+      movement_(shared.motor, *shared.world, 1.0f / float(shared.options->tick_rate)),
+      raycast_ms_(&stats_.rpc_ms["raycast"]),
+      raycast_rewound_ms_(&stats_.rpc_ms["raycast_rewound"]) {
+  // Samples are kept for the whole load: reserve them so the hot path never regrows a vector.
+  const SimOptions& o = *shared.options;
+  const double seconds = o.duration + 1;
+  stats_.input_ack_ms.reserve(std::size_t(seconds * o.tick_rate));
+  stats_.movement_error.reserve(std::size_t(seconds * o.snapshot_rate));
+  const double shots = seconds * std::max(0.0f, o.behaviour.fire_per_second) + 1;
+  raycast_ms_->reserve(std::size_t(shots * (1 - o.behaviour.rewound_fraction)) + 1);
+  raycast_rewound_ms_->reserve(std::size_t(shots * o.behaviour.rewound_fraction) + 1);
+  players_.reserve(64);
+}
+
+double SimClient::now_seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - shared_.epoch).count();
+}
+
+void SimClient::start(double now) {
+  boost::system::error_code ec;
+  socket_.open(asio::ip::udp::v4(), ec);
+  if (!ec) socket_.connect(server_, ec);
+  if (!ec) socket_.non_blocking(true, ec);
+  if (ec) {
+    fail(now, "socket: " + ec.message());
+    return;
+  }
+  started_ = true;
+  receive();
+}
+
+void SimClient::receive() {
+  socket_.async_receive(asio::buffer(buffer_), [this](const boost::system::error_code& ec, std::size_t n) {
+    if (stopped_ || ec == asio::error::operation_aborted) return;
+    const double now = now_seconds();
+    // Other errors (an ICMP port unreachable from a server that is gone) are left to the session's
+    // timeout: the socket keeps listening.
+    if (!ec) on_datagram({buffer_.data(), n}, now);
+    for (int i = 0; i < kMaxDrainPerWakeup && !stopped_; ++i) {
+      boost::system::error_code again;
+      const std::size_t m = socket_.receive(asio::buffer(buffer_), 0, again);
+      if (again) break;
+      on_datagram({buffer_.data(), m}, now);
+    }
+    if (!stopped_) receive();
+  });
+}
+
+void SimClient::on_datagram(std::span<const std::uint8_t> datagram, double now) {
+  ++stats_.datagrams_down;
+  stats_.bytes_down += datagram.size() + kUdpIpv4HeaderBytes;
+  const ClientCounters& c = session_.counters();
+  const std::uint64_t snapshots_before = c.snapshots_received;
+  const std::uint64_t skipped_before = c.snapshots_skipped;
+
+  if (session_.on_datagram(datagram, now) == wire::ErrorCode::Ok) {
+    // Ok means the session verified these very bytes: reading the envelope again needs no verifier.
+    const wire::Envelope* envelope = flatbuffers::GetRoot<wire::Envelope>(datagram.data());
+    if (const wire::Packet* packet = envelope->message_as_Packet()) {
+      const std::uint64_t sequence = packet->sequence();
+      const bool newest = sequence > stats_.server_sequence_max;
+      ++stats_.server_packets_received;
+      stats_.server_sequence_max = std::max(stats_.server_sequence_max, sequence);
+      // The newest packet brought a snapshot the session took (not skipped for want of its baseline), yet
+      // the newest snapshot held did not advance: its tick was one we had, or older.
+      if (newest && c.snapshots_received > snapshots_before && c.snapshots_skipped == skipped_before &&
+          session_.latest_snapshot_tick() <= last_snapshot_tick_)
+        ++stats_.snapshot_tick_regressions;
+      // Events that arrived ahead of a hole are held by the session, not delivered: read how far this
+      // frame went. Only then, so a healthy stream costs no second decryption.
+      const ReceiverCounters& e = session_.event_counters();
+      if (e.gaps != last_gaps_ || e.overflow != last_overflow_) {
+        last_gaps_ = e.gaps;
+        last_overflow_ = e.overflow;
+        const OpenedPacket opened =
+            open_packet(*packet, Direction::kServerToClient, session_.token().server_to_client);
+        const wire::ServerFrame* frame =
+            opened.error == wire::ErrorCode::Ok ? opened.inner_envelope()->message_as_ServerFrame() : nullptr;
+        if (frame != nullptr && frame->events() != nullptr) {
+          for (const wire::ContactEvent* event : *frame->events())
+            stats_.events_highest_seen = std::max(stats_.events_highest_seen, event->sequence());
+        }
+      }
+    }
+  }
+  take_events();
+  take_acks();
+  if (session_.latest_snapshot_tick() > last_snapshot_tick_) on_new_snapshot();
+  check_state(now);
+  // The handshake's answer to a challenge goes out now rather than at the next tick.
+  if (!stopped_) send_all(session_.poll(now));
+}
+
+void SimClient::take_events() {
+  const std::vector<wire::ContactEvent> events = session_.take_events();
+  for (const wire::ContactEvent& event : events) {
+    const std::uint64_t s = event.sequence();
+    stats_.events_highest_seen = std::max(stats_.events_highest_seen, s);
+    if (s <= events_contiguous_ || events_ahead_.contains(s)) {
+      ++stats_.events_duplicated;
+      continue;
+    }
+    if (s != last_event_ + 1) ++stats_.events_out_of_order;
+    last_event_ = s;
+    ++stats_.events_delivered;
+    if (s == events_contiguous_ + 1) {
+      ++events_contiguous_;
+      while (events_ahead_.erase(events_contiguous_ + 1) != 0)
+        ++events_contiguous_;
+    } else {
+      events_ahead_.insert(s);
+    }
+  }
+  shared_.totals->events += events.size();
+}
+
+void SimClient::take_acks() {
+  for (const CommandAck& a : session_.take_command_acks()) {
+    const double ms = (a.acked_at - a.sent_at) * 1000.0;
+    if (shared_.measuring) stats_.input_ack_ms.push_back(ms);
+    const auto bucket = std::min(kAckBuckets - 1, std::size_t(std::max(0.0, ms) / kAckBucketMs));
+    ++shared_.totals->acks[bucket];
+  }
+}
+
+void SimClient::on_new_snapshot() {
+  last_snapshot_tick_ = session_.latest_snapshot_tick();
+  if (stats_.first_snapshot_tick == 0) stats_.first_snapshot_tick = last_snapshot_tick_;
+  stats_.last_snapshot_tick = last_snapshot_tick_;
+  ++shared_.totals->snapshots;
+
+  players_.clear();
+  self_index_ = -1;
+  const std::uint32_t own = session_.own_entity();
+  Vec3 own_feet{};
+  for (const wire::EntityState& e : session_.world_state()) {
+    if (e.kind() != kPlayerKind) continue;
+    const wire::Vec3f p = dequantize_position(e.position());
+    const Vec3 feet{p.x(), p.y(), p.z()};
+    if (e.id() == own) {
+      self_index_ = int(players_.size());
+      own_feet = feet;
+    }
+    players_.push_back(feet);
+  }
+  if (self_index_ < 0) return;  // not spawned yet, or left out of an incomplete first snapshot
+  if (!movement_.started()) {
+    movement_.start(own_feet, session_.last_command_sequence());
+    return;
+  }
+  // The session's input_ack is the newest frame's, and this snapshot came in the newest frame.
+  const std::optional<float> error = movement_.on_authoritative(session_.input_ack(), own_feet);
+  if (error && shared_.measuring) stats_.movement_error.push_back(*error);
+}
+
+void SimClient::check_state(double now) {
+  const ClientState state = session_.state();
+  if (!stats_.connected && state == ClientState::kConnected) {
+    stats_.connected = true;
+    connected_at_ = now;
+    last_refill_ = now;
+    ++shared_.totals->connected;
+  }
+  if (failed_state(state) && !stopped_) fail(now, describe(state, session_.code()));
+}
+
+void SimClient::fail(double now, std::string reason) {
+  if (stats_.failed) return;
+  stats_.failed = true;
+  stats_.failure = std::move(reason);
+  if (stats_.connected) --shared_.totals->connected;
+  ++shared_.totals->failed;
+  finish(now);
+}
+
+void SimClient::finish(double now) {
+  stopped_ = true;
+  const ClientCounters& c = session_.counters();
+  stats_.snapshots = c.snapshots_received;
+  stats_.snapshots_skipped = c.snapshots_skipped;
+  if (stats_.connected) stats_.connected_seconds = now - connected_at_;
+  boost::system::error_code ignored;
+  socket_.close(ignored);
+}
+
+void SimClient::send(std::span<const std::uint8_t> datagram) {
+  if (datagram.empty() || !socket_.is_open()) return;
+  boost::system::error_code ec;
+  const std::size_t n = socket_.send(asio::buffer(datagram.data(), datagram.size()), 0, ec);
+  if (ec) return;  // a full socket buffer drops it, as the network could
+  ++stats_.datagrams_up;
+  stats_.bytes_up += n + kUdpIpv4HeaderBytes;
+}
+
+void SimClient::send_all(const std::vector<std::vector<std::uint8_t>>& datagrams) {
+  for (const auto& d : datagrams)
+    send(d);
+}
+
+void SimClient::tick(double now) {
+  if (!started_ || stopped_) return;
+  send_all(session_.poll(now));
+  check_state(now);
+  if (stopped_) return;
+  play(now);
+}
+
+void SimClient::play(double now) {
+  if (session_.state() != ClientState::kConnected || !movement_.started()) return;
+  BotSenses senses;
+  senses.feet = movement_.feet();
+  senses.motor = &movement_.motor();
+  senses.players = players_;
+  senses.self = self_index_;
+  senses.level = &shared_.world->tree();
+  const PlayerInput input = bot_.think(*shared_.nav, senses);
+  movement_.predict(session_.last_command_sequence() + 1, input);
+  send(session_.send_command(input, double(last_snapshot_tick_), now));
+  ++stats_.commands_sent;
+  ++shared_.totals->commands;
+  if ((input.buttons & kButtonFire) != 0) shoot(now, input);
+}
+
+void SimClient::shoot(double now, const PlayerInput& input) {
+  const SimBehaviour& b = shared_.options->behaviour;
+  const double rate = b.fire_per_second;
+  if (!(rate > 0)) return;
+  shot_tokens_ = std::min(std::max(1.0, rate), shot_tokens_ + (now - last_refill_) * rate);
+  last_refill_ = now;
+  if (shot_tokens_ < 1) return;
+  shot_tokens_ -= 1;
+  // Exactly rewound_fraction of the shots, spread evenly: shot k is rewound when k * fraction crosses a
+  // whole number.
+  const double f = std::clamp(double(b.rewound_fraction), 0.0, 1.0);
+  const bool rewound = std::floor(double(shots_ + 1) * f) > std::floor(double(shots_) * f);
+  ++shots_;
+
+  const Vec3 eye = movement_.feet() + Vec3{0, 0, shared_.bot.eye_height};
+  const float cp = std::cos(input.pitch);
+  const wire::Vec3f origin(eye.x, eye.y, eye.z);
+  const wire::Vec3f direction(cp * std::cos(input.yaw), cp * std::sin(input.yaw), std::sin(input.pitch));
+  const ConnectToken& token = session_.token();
+
+  flatbuffers::FlatBufferBuilder& fbb = *shared_.fbb;
+  fbb.Clear();
+  const auto filter = wire::CreateQueryFilter(fbb, kPlayersLayer, session_.own_entity(), true);
+  const auto as_of = wire::CreateAsOf(fbb, rewound ? wire::AsOfKind::ClientView : wire::AsOfKind::Now, 0,
+                                      rewound ? token.client_id : 0);
+  const auto request =
+      wire::CreateRaycastRequest(fbb, token.match_id, &origin, &direction, kShotRange, filter, as_of);
+  RpcChannel& rpc = *shared_.rpc;
+  const std::uint64_t id = rpc.next_request_id();
+  finish_envelope(fbb, wire::Message::RaycastRequest, request.Union(), id);
+  ++shared_.totals->rpc_calls;
+  rpc.call({fbb.GetBufferPointer(), fbb.GetSize()}, id,
+           [this, rewound](const RpcReply& reply) { on_shot_reply(reply, rewound); });
+}
+
+void SimClient::on_shot_reply(const RpcReply& reply, bool rewound) {
+  if (reply.ok() && reply.envelope->message_as_RaycastReply() == nullptr) {
+    ++stats_.rpc_errors[to_string(wire::ErrorCode::UnexpectedMessage)];
+    return;
+  }
+  if (!reply.ok()) {
+    ++stats_.rpc_errors[std::string(reply.error_name())];
+    return;
+  }
+  if (shared_.measuring) (rewound ? raycast_rewound_ms_ : raycast_ms_)->push_back(reply.latency_ms);
+}
+
+void SimClient::stop(double now) {
+  if (stopped_) return;
+  if (!started_) {
+    fail(now, "never started");
+    return;
+  }
+  const bool was_connected = session_.state() == ClientState::kConnected;
+  const std::vector<std::uint8_t> bye = session_.disconnect(now);
+  for (int i = 0; i < kGoodbyeCopies; ++i)
+    send(bye);
+  if (!was_connected) {
+    fail(now, stats_.connected ? describe(session_.state(), session_.code()) : "not connected at the end");
+    return;
+  }
+  finish(now);
+}
+
+}  // namespace shiftcast

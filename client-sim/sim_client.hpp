@@ -1,0 +1,138 @@
+// SimClient: one simulated player, a real UDP client of the match protocol. It owns a ClientSession
+// (protocol/client_session.hpp) and a connected UDP socket on its thread's io_context, and each client
+// tick lets a BotDriver choose an input from what the client predicts and sees, predicts the move
+// (client-sim/movement_check), sends the command, and fires hitscan shots as raycast RPCs. Everything it
+// receives is checked as it arrives: snapshot continuity, contact events in order without gaps or
+// duplicates, input acknowledgement latency, own movement against the server's (SimClientStats).
+//
+//   SimClient client(io, thread_context, token, server_endpoint, {.seed = 7, .index = 3});
+//   client.start(now);           // socket, receive loop; the handshake starts at the first tick
+//   every client tick:  client.tick(now);
+//   client.stop(now);            // goodbye (three copies), socket closed
+//   merge(client.stats());
+//
+// Not thread-safe: a client lives on one thread (its context's), and so do the SimThreadContext's parts.
+#pragma once
+
+#include <flatbuffers/flatbuffers.h>
+#include <array>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/udp.hpp>
+#include <chrono>
+#include <cstdint>
+#include <set>
+#include <span>
+#include <vector>
+
+#include "client-sim/level_motor_world.hpp"
+#include "client-sim/movement_check.hpp"
+#include "client-sim/rpc_channel.hpp"
+#include "client-sim/sim_options.hpp"
+#include "client-sim/sim_stats.hpp"
+#include "protocol/client_session.hpp"
+#include "world/bot_driver.hpp"
+#include "world/navmesh.hpp"
+
+namespace shiftcast {
+
+// Input-to-acknowledgement latency, bucketed for the live progress line (exact samples go to the stats).
+inline constexpr double kAckBucketMs = 0.5;
+inline constexpr std::size_t kAckBuckets = 400;  // the last bucket also holds everything beyond 200 ms
+using AckHistogram = std::array<std::uint64_t, kAckBuckets>;
+
+// Running totals of one thread's clients, for the progress line (published by the thread each tick).
+struct SimThreadTotals {
+  int connected = 0;
+  int failed = 0;
+  std::uint64_t snapshots = 0;
+  std::uint64_t commands = 0;
+  std::uint64_t events = 0;
+  std::uint64_t rpc_calls = 0;
+  AckHistogram acks{};
+};
+
+// What a thread's clients share: all of it used from that thread only.
+struct SimThreadContext {
+  const SimOptions* options = nullptr;
+  const LevelMotorWorld* world = nullptr;
+  NavQuery* nav = nullptr;
+  RpcChannel* rpc = nullptr;
+  flatbuffers::FlatBufferBuilder* fbb = nullptr;  // reused for every shot
+  SimThreadTotals* totals = nullptr;
+  MotorConfig motor;
+  BotConfig bot;
+  std::chrono::steady_clock::time_point epoch;  // the clients' `now` is seconds since this
+  double unix_time_offset = 0;                  // unix seconds = the clients' `now` + this
+  bool measuring = false;                       // the load phase: latency and movement samples are kept
+};
+
+struct SimClientIdentity {
+  std::uint32_t seed = 1;   // the match's seed: bots of one match draw unrelated streams from it
+  std::uint32_t index = 0;  // the bot's index in its match
+};
+
+class SimClient {
+ public:
+  // `server`: where the token's address points (the address datagrams are sent to and accepted from).
+  SimClient(boost::asio::io_context& context, SimThreadContext& shared, ConnectToken token,
+            const boost::asio::ip::udp::endpoint& server, const SimClientIdentity& identity);
+  SimClient(const SimClient&) = delete;
+  SimClient& operator=(const SimClient&) = delete;
+
+  void start(double now);
+  void tick(double now);
+  // Says goodbye (if a connection may exist) and closes the socket; the stats are final after.
+  void stop(double now);
+
+  const SimClientStats& stats() const { return stats_; }
+  SimClientStats take_stats() { return std::move(stats_); }
+
+ private:
+  void receive();
+  void on_datagram(std::span<const std::uint8_t> datagram, double now);
+  void take_events();
+  void take_acks();
+  void on_new_snapshot();
+  void check_state(double now);
+  void fail(double now, std::string reason);
+  void finish(double now);  // final counters; the socket closed
+  void send(std::span<const std::uint8_t> datagram);
+  void send_all(const std::vector<std::vector<std::uint8_t>>& datagrams);
+  void play(double now);
+  void shoot(double now, const PlayerInput& input);
+  void on_shot_reply(const RpcReply& reply, bool rewound);
+  double now_seconds() const;
+
+  SimThreadContext& shared_;
+  boost::asio::ip::udp::endpoint server_;
+  boost::asio::ip::udp::socket socket_;
+  ClientSession session_;
+  BotDriver bot_;
+  MovementCheck movement_;
+  SimClientStats stats_;
+  std::vector<double>* raycast_ms_;
+  std::vector<double>* raycast_rewound_ms_;
+
+  bool started_ = false;
+  bool stopped_ = false;
+  double connected_at_ = 0;
+  std::array<std::uint8_t, kMaxDatagramBytes + 1> buffer_{};
+
+  std::uint64_t last_snapshot_tick_ = 0;
+  std::vector<Vec3> players_;  // feet of every player in the newest snapshot, reused
+  int self_index_ = -1;
+
+  // Contact events: sequences delivered, checked against the previous one.
+  std::uint64_t last_event_ = 0;
+  std::uint64_t events_contiguous_ = 0;   // 1..this all delivered
+  std::set<std::uint64_t> events_ahead_;  // delivered beyond a hole (empty unless something is wrong)
+  std::uint64_t last_gaps_ = 0;           // the receiver's counters at the previous datagram
+  std::uint64_t last_overflow_ = 0;
+
+  // Shots: a token bucket at the behaviour's fire rate, and which of them are rewound.
+  double shot_tokens_ = 1;
+  double last_refill_ = 0;
+  std::uint64_t shots_ = 0;
+};
+
+}  // namespace shiftcast

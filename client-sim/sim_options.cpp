@@ -1,0 +1,539 @@
+#include "client-sim/sim_options.hpp"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <toml++/toml.h>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+namespace shiftcast {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kMaxClientsPerMatch = 1024;
+constexpr int kMinTickRate = 20;  // the server's own range for [match] tick_rate
+constexpr int kMaxTickRate = 128;
+constexpr std::int64_t kMaxPort = 65535;
+constexpr int kMaxThreads = 1024;
+
+// ---- Values of flags -------------------------------------------------------------------------------
+
+std::int64_t parse_integer(std::string_view flag, std::string_view text, std::int64_t min, std::int64_t max) {
+  std::int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    throw SimUsageError(fmt::format("--{} '{}': not an integer", flag, text));
+  }
+  if (value < min || value > max) {
+    throw SimUsageError(fmt::format("--{} {}: must be {}..{}", flag, value, min, max));
+  }
+  return value;
+}
+
+double parse_real(std::string_view flag, std::string_view text) {
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
+    throw SimUsageError(fmt::format("--{} '{}': not a number", flag, text));
+  }
+  return value;
+}
+
+std::string non_empty(std::string_view flag, std::string_view text) {
+  if (text.empty()) throw SimUsageError(fmt::format("--{}: needs a non-empty value", flag));
+  return std::string(text);
+}
+
+constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
+constexpr std::int64_t kIntMin = std::numeric_limits<int>::min();
+
+struct Flag {
+  std::string_view name;   // without the dashes
+  std::string_view value;  // placeholder in the usage; empty: a switch without a value
+  std::string_view help;
+  void (*apply)(SimOptions&, std::string_view flag, std::string_view value);
+};
+
+// Ranges are checked here only as far as the type needs; validate() judges the values, wherever they
+// came from (flag or profile), so both get the same message.
+const Flag kFlags[] = {
+    {"config", "FILE", "the server's own config (configs/server.toml): host, ports, admin key, level files",
+     [](SimOptions& o, std::string_view f, std::string_view v) { o.server_config = non_empty(f, v); }},
+    {"host", "ADDR", "the server's address (default 127.0.0.1; 0.0.0.0 in the config means loopback)",
+     [](SimOptions& o, std::string_view f, std::string_view v) { o.host = non_empty(f, v); }},
+    {"rpc-port", "PORT", "the server's RPC port (default 40001)",
+     [](SimOptions& o, std::string_view f, std::string_view v) {
+       o.rpc_port = static_cast<std::uint16_t>(parse_integer(f, v, 1, kMaxPort));
+     }},
+    {"http-port", "PORT", "the server's metrics port (default 40002)",
+     [](SimOptions& o, std::string_view f, std::string_view v) {
+       o.http_port = static_cast<std::uint16_t>(parse_integer(f, v, 1, kMaxPort));
+     }},
+    {"admin-key", "KEY", "the admin API key (default: the config's [security] admin_key_file)",
+     [](SimOptions& o, std::string_view f, std::string_view v) { o.admin_key = non_empty(f, v); }},
+    {"matches", "N", "matches to create (default 1)",
+     [](SimOptions& o, std::string_view f, std::string_view v) {
+       o.matches = static_cast<int>(parse_integer(f, v, kIntMin, kIntMax));
+     }},
+    {"clients", "N", "clients per match, 1..1024 (default 32)",
+     [](SimOptions& o, std::string_view f, std::string_view v) {
+       o.clients = static_cast<int>(parse_integer(f, v, kIntMin, kIntMax));
+     }},
+    {"duration", "S", "seconds of load after the clients connected (default 30)",
+     [](SimOptions& o, std::string_view f, std::string_view v) { o.duration = parse_real(f, v); }},
+    {"connect-timeout", "S", "seconds the clients get to connect (default 20)",
+     [](SimOptions& o, std::string_view f, std::string_view v) { o.connect_timeout = parse_real(f, v); }},
+    {"json", "FILE", "also write the report as JSON to FILE",
+     [](SimOptions& o, std::string_view f, std::string_view v) { o.json_path = non_empty(f, v); }},
+    {"tick-rate", "HZ", "tick rate of the matches created, 20..128 (default 64)",
+     [](SimOptions& o, std::string_view f, std::string_view v) {
+       o.tick_rate = static_cast<int>(parse_integer(f, v, kIntMin, kIntMax));
+     }},
+    {"snapshot-rate", "HZ", "snapshot rate of the matches created, 1..tick rate (default 32)",
+     [](SimOptions& o, std::string_view f, std::string_view v) {
+       o.snapshot_rate = static_cast<int>(parse_integer(f, v, kIntMin, kIntMax));
+     }},
+    {"level", "NAME", "a level the server hosts (default oa_dm1)",
+     [](SimOptions& o, std::string_view f, std::string_view v) { o.level = non_empty(f, v); }},
+    {"level-file", "FILE", "that level's file for the bots (default: the config's [[level]] of that name)",
+     [](SimOptions& o, std::string_view f, std::string_view v) { o.level_file = non_empty(f, v); }},
+    {"profile", "FILE", "load profile: [run], [budgets], [behaviour] (configs/load/*.toml)",
+     [](SimOptions& o, std::string_view f, std::string_view v) { o.profile_path = non_empty(f, v); }},
+    {"seed", "N", "seed of the bots' choices (default 1)",
+     [](SimOptions& o, std::string_view f, std::string_view v) {
+       o.seed = static_cast<std::uint32_t>(parse_integer(f, v, 0, std::numeric_limits<std::uint32_t>::max()));
+     }},
+    {"threads", "N", "client threads, 0 = one per core (default 0)",
+     [](SimOptions& o, std::string_view f, std::string_view v) {
+       o.threads = static_cast<int>(parse_integer(f, v, kIntMin, kIntMax));
+     }},
+    {"no-progress", "", "no live progress line on stderr",
+     [](SimOptions& o, std::string_view, std::string_view) { o.progress = false; }},
+    {"help", "", "this text", [](SimOptions& o, std::string_view, std::string_view) { o.help = true; }},
+};
+
+const Flag* find_flag(std::string_view name) {
+  for (const Flag& flag : kFlags) {
+    if (flag.name == name) return &flag;
+  }
+  return nullptr;
+}
+
+// ---- TOML values ----------------------------------------------------------------------------------
+
+// An error message for a wrong type or range, empty when `out` was set.
+std::string assign(const toml::node& node, double& out) {
+  if (auto i = node.value_exact<std::int64_t>()) {
+    out = static_cast<double>(*i);
+  } else if (auto d = node.value_exact<double>(); d && std::isfinite(*d)) {
+    out = *d;
+  } else {
+    return "must be a finite number";
+  }
+  return {};
+}
+
+std::string assign(const toml::node& node, float& out) {
+  double value = 0;
+  std::string error = assign(node, value);
+  if (error.empty()) out = static_cast<float>(value);
+  return error;
+}
+
+template <class Int>
+std::string assign_integer(const toml::node& node, Int& out) {
+  auto i = node.value_exact<std::int64_t>();
+  if (!i) return "must be an integer";
+  if (!std::in_range<Int>(*i)) return fmt::format("{} is out of range", *i);
+  out = static_cast<Int>(*i);
+  return {};
+}
+
+std::string assign(const toml::node& node, int& out) {
+  return assign_integer(node, out);
+}
+std::string assign(const toml::node& node, std::uint32_t& out) {
+  return assign_integer(node, out);
+}
+std::string assign(const toml::node& node, std::uint64_t& out) {
+  return assign_integer(node, out);
+}
+
+std::string assign(const toml::node& node, std::string& out) {
+  auto s = node.value_exact<std::string>();
+  if (!s) return "must be a string";
+  out = *s;
+  return {};
+}
+
+std::string where(const std::string& file, const toml::node& node) {
+  const toml::source_position& at = node.source().begin;
+  return at ? fmt::format("{}:{}:{}", file, at.line, at.column) : file;
+}
+
+toml::table parse_toml_file(const std::string& path, const char* what) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) throw SimUsageError(fmt::format("{} {}: no such file", what, path));
+  try {
+    return toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    const toml::source_position& at = e.source().begin;
+    throw SimUsageError(fmt::format("{}:{}:{}: {}", path, at.line, at.column, e.description()));
+  }
+}
+
+// ---- The profile ----------------------------------------------------------------------------------
+
+struct ProfileKey {
+  std::string_view table;
+  std::string_view key;
+  std::string (*assign)(const toml::node&, SimOptions&);
+};
+
+template <auto Field>
+std::string assign_run(const toml::node& node, SimOptions& o) {
+  return assign(node, o.*Field);
+}
+
+template <auto Group, auto Field>
+std::string assign_in(const toml::node& node, SimOptions& o) {
+  return assign(node, (o.*Group).*Field);
+}
+
+using O = SimOptions;
+using B = SimBudgets;
+using H = SimBehaviour;
+const ProfileKey kProfileKeys[] = {
+    {"run", "matches", &assign_run<&O::matches>},
+    {"run", "clients", &assign_run<&O::clients>},
+    {"run", "duration", &assign_run<&O::duration>},
+    {"run", "connect_timeout", &assign_run<&O::connect_timeout>},
+    {"run", "tick_rate", &assign_run<&O::tick_rate>},
+    {"run", "snapshot_rate", &assign_run<&O::snapshot_rate>},
+    {"run", "level", &assign_run<&O::level>},
+    {"run", "seed", &assign_run<&O::seed>},
+    {"run", "threads", &assign_run<&O::threads>},
+    {"budgets", "input_ack_p99_ticks", &assign_in<&O::budgets, &B::input_ack_p99_ticks>},
+    {"budgets", "events_lost", &assign_in<&O::budgets, &B::events_lost>},
+    {"budgets", "clients_failed", &assign_in<&O::budgets, &B::clients_failed>},
+    {"budgets", "invariant_violations", &assign_in<&O::budgets, &B::invariant_violations>},
+    {"budgets", "rpc_p99_ms", &assign_in<&O::budgets, &B::rpc_p99_ms>},
+    {"budgets", "movement_error_p99", &assign_in<&O::budgets, &B::movement_error_p99>},
+    {"budgets", "snapshot_rate_min_fraction", &assign_in<&O::budgets, &B::snapshot_rate_min_fraction>},
+    {"budgets", "server_tick_p99_ms", &assign_in<&O::budgets, &B::server_tick_p99_ms>},
+    {"budgets", "event_order_violations", &assign_in<&O::budgets, &B::event_order_violations>},
+    {"behaviour", "jump_per_second", &assign_in<&O::behaviour, &H::jump_per_second>},
+    {"behaviour", "strafe_per_second", &assign_in<&O::behaviour, &H::strafe_per_second>},
+    {"behaviour", "fire_per_second", &assign_in<&O::behaviour, &H::fire_per_second>},
+    {"behaviour", "rewound_fraction", &assign_in<&O::behaviour, &H::rewound_fraction>},
+};
+
+void load_profile(const std::string& path, SimOptions& o, std::vector<std::string>& errors) {
+  toml::table root = parse_toml_file(path, "profile");
+  for (auto&& [table_name, table_node] : root) {
+    const toml::table* table = table_node.as_table();
+    bool known = false;
+    for (const ProfileKey& k : kProfileKeys)
+      known = known || k.table == table_name.str();
+    if (!known || !table) {
+      errors.push_back(fmt::format("{}: {} {}: a profile has the tables [run], [budgets] and [behaviour]",
+                                   where(path, table_node), table ? "unknown table" : "unknown key",
+                                   table_name.str()));
+      continue;
+    }
+    for (auto&& [key, node] : *table) {
+      const ProfileKey* found = nullptr;
+      for (const ProfileKey& k : kProfileKeys) {
+        if (k.table == table_name.str() && k.key == key.str()) found = &k;
+      }
+      if (!found) {
+        errors.push_back(
+            fmt::format("{}: unknown key [{}] {}", where(path, node), table_name.str(), key.str()));
+      } else if (std::string error = found->assign(node, o); !error.empty()) {
+        errors.push_back(
+            fmt::format("{}: [{}] {}: {}", where(path, node), table_name.str(), key.str(), error));
+      }
+    }
+  }
+}
+
+// ---- The server's config --------------------------------------------------------------------------
+
+struct LevelEntry {
+  std::string name, path, fallback;  // paths resolved against the config's directory
+};
+
+struct ServerFile {
+  std::string path;
+  std::optional<std::string> host;
+  std::optional<std::int64_t> rpc_port, http_port;
+  std::string admin_key_file;  // resolved; empty when the config has none
+  std::vector<LevelEntry> levels;
+};
+
+std::string resolve(const fs::path& dir, const std::string& path) {
+  if (path.empty() || fs::path(path).is_absolute()) return path;
+  return (dir / path).lexically_normal().string();
+}
+
+// The node at table.key as a T, or nullopt when absent; a wrong type is an error.
+template <class T>
+std::optional<T> read_key(const std::string& file, const toml::table* table, std::string_view section,
+                          std::string_view key, std::vector<std::string>& errors) {
+  if (!table) return std::nullopt;
+  const toml::node* node = table->get(key);
+  if (!node) return std::nullopt;
+  if (auto v = node->value_exact<T>()) return *v;
+  errors.push_back(fmt::format("{}: [{}] {}: must be {}", where(file, *node), section, key,
+                               std::is_same_v<T, std::string> ? "a string" : "an integer"));
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> read_port(const std::string& file, const toml::table* table, std::string_view key,
+                                      std::vector<std::string>& errors) {
+  std::optional<std::int64_t> port = read_key<std::int64_t>(file, table, "network", key, errors);
+  if (port && (*port < 0 || *port > kMaxPort)) {
+    errors.push_back(fmt::format("{}: [network] {} = {}: not a port", file, key, *port));
+    return std::nullopt;
+  }
+  return port;
+}
+
+ServerFile read_server_file(const std::string& path, std::vector<std::string>& errors) {
+  toml::table root = parse_toml_file(path, "server config");
+  const fs::path dir = fs::path(path).parent_path();
+  ServerFile out;
+  out.path = path;
+  const toml::table* network = root["network"].as_table();
+  if (auto address = read_key<std::string>(path, network, "network", "bind_address", errors)) {
+    // A server listening on every interface is reached on loopback from here.
+    if (*address == "0.0.0.0") *address = "127.0.0.1";
+    if (*address == "::") *address = "::1";
+    if (!address->empty()) out.host = *address;
+  }
+  out.rpc_port = read_port(path, network, "rpc_port", errors);
+  out.http_port = read_port(path, network, "http_port", errors);
+  const toml::table* security = root["security"].as_table();
+  if (auto key_file = read_key<std::string>(path, security, "security", "admin_key_file", errors)) {
+    out.admin_key_file = resolve(dir, *key_file);
+  }
+  if (const toml::node* levels = root.get("level")) {
+    const toml::array* array = levels->as_array();
+    if (!array)
+      errors.push_back(fmt::format("{}: [[level]] must be an array of tables", where(path, *levels)));
+    for (std::size_t i = 0; array && i < array->size(); ++i) {
+      const toml::table* table = (*array)[i].as_table();
+      if (!table) {
+        errors.push_back(fmt::format("{}: [[level]] #{} must be a table", where(path, (*array)[i]), i + 1));
+        continue;
+      }
+      LevelEntry level;
+      level.name = read_key<std::string>(path, table, "[level]", "name", errors).value_or("");
+      level.path = resolve(dir, read_key<std::string>(path, table, "[level]", "path", errors).value_or(""));
+      level.fallback =
+          resolve(dir, read_key<std::string>(path, table, "[level]", "fallback", errors).value_or(""));
+      out.levels.push_back(std::move(level));
+    }
+  }
+  return out;
+}
+
+// The first line of the key file, surrounding whitespace trimmed, as the server reads it.
+std::string read_admin_key(const std::string& path, std::vector<std::string>& errors) {
+  std::ifstream in(path);
+  if (!in) {
+    errors.push_back(fmt::format("admin key file {}: cannot be read", path));
+    return {};
+  }
+  std::string line;
+  std::getline(in, line);
+  constexpr char kSpace[] = " \t\r\n";
+  std::size_t begin = line.find_first_not_of(kSpace);
+  if (begin == std::string::npos) {
+    errors.push_back(fmt::format("admin key file {}: the first line is empty", path));
+    return {};
+  }
+  return line.substr(begin, line.find_last_not_of(kSpace) - begin + 1);
+}
+
+bool is_file(const std::string& path) {
+  std::error_code ec;
+  return !path.empty() && fs::is_regular_file(path, ec);
+}
+
+std::string level_file_from(const ServerFile& server, const std::string& level,
+                            std::vector<std::string>& errors) {
+  std::string names;
+  for (const LevelEntry& entry : server.levels) {
+    if (entry.name == level) {
+      if (is_file(entry.path)) return entry.path;
+      if (is_file(entry.fallback)) return entry.fallback;
+      errors.push_back(fmt::format("{}: [[level]] {}: neither path '{}' nor fallback '{}' is a file",
+                                   server.path, level, entry.path, entry.fallback));
+      return {};
+    }
+    names += (names.empty() ? "" : ", ") + entry.name;
+  }
+  errors.push_back(fmt::format("level '{}' is not among the [[level]] entries of {} ({})", level, server.path,
+                               names.empty() ? "none" : names));
+  return {};
+}
+
+// ---- Validation -----------------------------------------------------------------------------------
+
+void validate(const SimOptions& o, std::vector<std::string>& errors) {
+  auto check = [&](bool ok, std::string message) {
+    if (!ok) errors.push_back(std::move(message));
+  };
+  check(!o.host.empty(), "host: empty");
+  check(o.rpc_port >= 1, "rpc port 0: must be 1..65535 (a server on any free port needs --rpc-port)");
+  check(o.http_port >= 1, "http port 0: must be 1..65535 (a server on any free port needs --http-port)");
+  check(!o.admin_key.empty(), "no admin key: give --admin-key, or --config with [security] admin_key_file");
+  check(o.matches >= 1, fmt::format("matches = {}: must be at least 1", o.matches));
+  check(o.clients >= 1 && o.clients <= kMaxClientsPerMatch,
+        fmt::format("clients = {}: must be 1..{} per match", o.clients, kMaxClientsPerMatch));
+  check(std::isfinite(o.duration) && o.duration > 0,
+        fmt::format("duration = {}: must be above 0 s", o.duration));
+  check(std::isfinite(o.connect_timeout) && o.connect_timeout > 0,
+        fmt::format("connect timeout = {}: must be above 0 s", o.connect_timeout));
+  check(o.tick_rate >= kMinTickRate && o.tick_rate <= kMaxTickRate,
+        fmt::format("tick rate = {}: must be {}..{}", o.tick_rate, kMinTickRate, kMaxTickRate));
+  check(o.snapshot_rate >= 1 && o.snapshot_rate <= o.tick_rate,
+        fmt::format("snapshot rate = {}: must be 1..tick rate ({})", o.snapshot_rate, o.tick_rate));
+  check(o.threads >= 0 && o.threads <= kMaxThreads,
+        fmt::format("threads = {}: must be 0 (one per core)..{}", o.threads, kMaxThreads));
+  check(!o.level.empty(), "level: empty");
+  check(o.level_file.empty() || is_file(o.level_file),
+        fmt::format("level file {}: no such file", o.level_file));
+
+  const SimBudgets& b = o.budgets;
+  auto non_negative = [&](double v, std::string_view name) {
+    check(v >= 0, fmt::format("[budgets] {} = {}: must be 0 or more", name, v));
+  };
+  non_negative(b.input_ack_p99_ticks, "input_ack_p99_ticks");
+  non_negative(b.rpc_p99_ms, "rpc_p99_ms");
+  non_negative(b.movement_error_p99, "movement_error_p99");
+  non_negative(b.server_tick_p99_ms, "server_tick_p99_ms");
+  check(b.snapshot_rate_min_fraction >= 0 && b.snapshot_rate_min_fraction <= 1,
+        fmt::format("[budgets] snapshot_rate_min_fraction = {}: must be 0..1", b.snapshot_rate_min_fraction));
+  const SimBehaviour& h = o.behaviour;
+  auto rate = [&](float v, std::string_view name) {
+    check(v >= 0, fmt::format("[behaviour] {} = {}: must be 0 or more", name, v));
+  };
+  rate(h.jump_per_second, "jump_per_second");
+  rate(h.strafe_per_second, "strafe_per_second");
+  rate(h.fire_per_second, "fire_per_second");
+  check(h.rewound_fraction >= 0 && h.rewound_fraction <= 1,
+        fmt::format("[behaviour] rewound_fraction = {}: must be 0..1", h.rewound_fraction));
+}
+
+std::string join_lines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& line : lines)
+    out += (out.empty() ? "" : "\n") + line;
+  return out;
+}
+
+}  // namespace
+
+double effective_snapshot_rate(int tick_rate, int snapshot_rate) {
+  if (tick_rate <= 0 || snapshot_rate <= 0) return 0;
+  long every = std::max(1L, std::lround(static_cast<double>(tick_rate) / snapshot_rate));
+  return static_cast<double>(tick_rate) / static_cast<double>(every);
+}
+
+SimOptions parse_sim_options(int argc, char** argv) {
+  // Read every flag first: the config and the profile are applied before the flags, so a flag wins
+  // wherever it stands on the command line.
+  std::vector<std::pair<const Flag*, std::string>> flags;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (!arg.starts_with("--")) throw SimUsageError(fmt::format("unexpected argument '{}'", arg));
+    std::string_view name = arg.substr(2);
+    std::optional<std::string_view> value;
+    if (std::size_t eq = name.find('='); eq != std::string_view::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    const Flag* flag = find_flag(name);
+    if (!flag) throw SimUsageError(fmt::format("unknown option --{}", name));
+    if (flag->value.empty()) {
+      if (value) throw SimUsageError(fmt::format("--{} takes no value", name));
+    } else if (!value) {
+      if (i + 1 >= argc) throw SimUsageError(fmt::format("--{} needs a value ({})", name, flag->value));
+      value = argv[++i];
+    }
+    flags.emplace_back(flag, std::string(value.value_or("")));
+  }
+
+  SimOptions o;
+  for (const auto& [flag, value] : flags)
+    flag->apply(o, flag->name, value);
+  if (o.help) return o;
+
+  std::vector<std::string> errors;
+  SimOptions merged;
+  if (!o.profile_path.empty()) load_profile(o.profile_path, merged, errors);
+  std::optional<ServerFile> server;
+  if (!o.server_config.empty()) {
+    server = read_server_file(o.server_config, errors);
+    if (server->host) merged.host = *server->host;
+    if (server->rpc_port) merged.rpc_port = static_cast<std::uint16_t>(*server->rpc_port);
+    if (server->http_port) merged.http_port = static_cast<std::uint16_t>(*server->http_port);
+  }
+  bool admin_key_flag = false;
+  bool level_file_flag = false;
+  for (const auto& [flag, value] : flags) {
+    flag->apply(merged, flag->name, value);
+    admin_key_flag = admin_key_flag || flag->name == "admin-key";
+    level_file_flag = level_file_flag || flag->name == "level-file";
+  }
+  if (server && !admin_key_flag && !server->admin_key_file.empty()) {
+    merged.admin_key = read_admin_key(server->admin_key_file, errors);
+  }
+  if (!level_file_flag && !merged.level.empty()) {
+    if (server) {
+      merged.level_file = level_file_from(*server, merged.level, errors);
+    } else {
+      errors.push_back(
+          fmt::format("no file for level '{}': give --level-file, or --config with a [[level]] of "
+                      "that name",
+                      merged.level));
+    }
+  }
+  validate(merged, errors);
+  if (!errors.empty()) throw SimUsageError(join_lines(errors));
+  return merged;
+}
+
+std::string sim_usage() {
+  std::string out =
+      "usage: shiftcast-sim [--config SERVER_TOML] [--profile LOAD_TOML] [options]\n"
+      "\n"
+      "Load-tests a running shiftcast-server: creates matches over the admin RPC, connects real UDP clients\n"
+      "driven by navmesh bots, fires hitscan raycasts over the RPC, and judges the run against the\n"
+      "profile's budgets. Flags override the server config and the profile, wherever they stand.\n"
+      "\n"
+      "options:\n";
+  constexpr std::size_t kHelpColumn = 24;
+  for (const Flag& flag : kFlags) {
+    std::string left = fmt::format("  --{}{}{}", flag.name, flag.value.empty() ? "" : " ", flag.value);
+    left.resize(std::max(left.size() + 1, kHelpColumn), ' ');
+    out += left + std::string(flag.help) + "\n";
+  }
+  out += fmt::format(
+      "\nexit status: {} every budget met, {} a budget missed, {} bad usage,\n"
+      "             {} cannot run (server unreachable, level not loaded, ...)\n",
+      kSimExitOk, kSimExitBudgetMissed, kSimExitUsage, kSimExitCannotRun);
+  return out;
+}
+
+}  // namespace shiftcast

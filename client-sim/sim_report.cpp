@@ -1,0 +1,607 @@
+#include "client-sim/sim_report.hpp"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <utility>
+
+#include "client-sim/http_get.hpp"
+#include "client-sim/prometheus_text.hpp"
+
+namespace shiftcast {
+namespace {
+
+constexpr double kMillisecondsPerSecond = 1000;
+constexpr double kBitsPerByte = 8;
+constexpr double kBitsPerKilobit = 1000;
+constexpr double kPercent = 100;
+
+std::uint64_t minus_or_zero(std::uint64_t a, std::uint64_t b) {
+  return a > b ? a - b : 0;
+}
+
+// ---- The server's histogram -----------------------------------------------------------------------
+
+// The cumulative count of `before` at `bound` (+Inf: the last), 0 when `before` has no such bucket
+// (no match existed at the first scrape).
+std::uint64_t cumulative_at(const ServerMetrics& before, double bound) {
+  if (before.tick_bucket_counts.empty()) return 0;
+  if (std::isinf(bound)) return before.tick_bucket_counts.back();
+  for (std::size_t i = 0; i < before.tick_bucket_bounds.size(); ++i) {
+    if (before.tick_bucket_bounds[i] == bound) return before.tick_bucket_counts[i];
+  }
+  return 0;
+}
+
+// after - before per bucket, cumulative, negative deltas (a match ended between the scrapes) clamped
+// to 0 and kept non-decreasing so the result is still a histogram.
+std::vector<std::uint64_t> histogram_delta(const ServerMetrics& before, const ServerMetrics& after) {
+  std::vector<std::uint64_t> delta(after.tick_bucket_counts.size());
+  std::uint64_t running = 0;
+  for (std::size_t i = 0; i < delta.size(); ++i) {
+    double bound = i < after.tick_bucket_bounds.size() ? after.tick_bucket_bounds[i]
+                                                       : std::numeric_limits<double>::infinity();
+    running = std::max(running, minus_or_zero(after.tick_bucket_counts[i], cumulative_at(before, bound)));
+    delta[i] = running;
+  }
+  return delta;
+}
+
+// Percentiles of a cumulative histogram (+Inf last), linear within the bucket that holds the rank, the
+// first bucket starting at 0; the +Inf bucket reads as the largest finite bound, as the server's own
+// Histogram::quantile does. max: the upper bound of the highest non-empty bucket.
+Percentiles histogram_percentiles(const std::vector<double>& bounds,
+                                  const std::vector<std::uint64_t>& cumulative, double scale) {
+  Percentiles out;
+  if (cumulative.empty() || cumulative.back() == 0) return out;
+  const double largest = bounds.empty() ? 0 : bounds.back();
+  auto upper_of = [&](std::size_t i) { return i < bounds.size() ? bounds[i] : largest; };
+  auto quantile = [&](double q) {
+    double rank = q * static_cast<double>(cumulative.back());
+    std::uint64_t below = 0;
+    for (std::size_t i = 0; i < cumulative.size(); ++i) {
+      std::uint64_t count = cumulative[i] - below;
+      if (count > 0 && static_cast<double>(cumulative[i]) >= rank) {
+        if (i >= bounds.size()) return largest;
+        double lower = i > 0 ? bounds[i - 1] : 0;
+        double fraction = (rank - static_cast<double>(below)) / static_cast<double>(count);
+        return lower + (bounds[i] - lower) * std::clamp(fraction, 0.0, 1.0);
+      }
+      below = cumulative[i];
+    }
+    return largest;
+  };
+  out.p50 = quantile(0.50) * scale;
+  out.p95 = quantile(0.95) * scale;
+  out.p99 = quantile(0.99) * scale;
+  for (std::size_t i = cumulative.size(); i-- > 0;) {
+    if (cumulative[i] > (i > 0 ? cumulative[i - 1] : 0)) {
+      out.max = upper_of(i) * scale;
+      break;
+    }
+  }
+  out.count = cumulative.back();
+  return out;
+}
+
+// ---- Formatting -----------------------------------------------------------------------------------
+
+// Two decimals at most, trailing zeros dropped: "4.1", "3", "0.25".
+std::string short_number(double v) {
+  if (!std::isfinite(v)) return fmt::format("{}", v);
+  std::string s = fmt::format("{:.2f}", v);
+  while (s.back() == '0')
+    s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s == "-0" ? "0" : s;
+}
+
+// 512, 1.0k, 16k, 2.3M: the progress line keeps a steady width.
+std::string compact(double v) {
+  constexpr double kKilo = 1e3;
+  constexpr double kMega = 1e6;
+  if (v < kKilo - 0.5) return fmt::format("{:.0f}", v);
+  if (v < 10 * kKilo - 50) return fmt::format("{:.1f}k", v / kKilo);
+  if (v < kMega - 500) return fmt::format("{:.0f}k", v / kKilo);
+  return fmt::format("{:.1f}M", v / kMega);
+}
+
+constexpr std::size_t kLabelWidth = 34;
+constexpr int kColumnWidth = 10;
+
+std::string row(std::string_view label, std::string_view value) {
+  std::string line = fmt::format("  {}", label);
+  line.resize(std::max(line.size() + 1, kLabelWidth), ' ');
+  return line + std::string(value) + "\n";
+}
+
+std::string percentile_header(std::string_view section) {
+  std::string line(section);
+  line.resize(std::max(line.size() + 1, kLabelWidth), ' ');
+  return line + fmt::format("{:>{}}{:>{}}{:>{}}{:>{}}{:>{}}\n", "p50", kColumnWidth, "p95", kColumnWidth,
+                            "p99", kColumnWidth, "max", kColumnWidth, "samples", kColumnWidth);
+}
+
+std::string percentile_row(std::string_view label, const Percentiles& p) {
+  std::string line = fmt::format("  {}", label);
+  line.resize(std::max(line.size() + 1, kLabelWidth), ' ');
+  return line + fmt::format("{:>{}.2f}{:>{}.2f}{:>{}.2f}{:>{}.2f}{:>{}}\n", p.p50, kColumnWidth, p.p95,
+                            kColumnWidth, p.p99, kColumnWidth, p.max, kColumnWidth, p.count, kColumnWidth);
+}
+
+// ---- JSON -----------------------------------------------------------------------------------------
+
+// The length of the valid UTF-8 sequence at s[i], 0 if the bytes there are not one.
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  auto byte = [&](std::size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  auto continuation = [&](std::size_t k) { return (byte(k) & 0xC0u) == 0x80u; };
+  unsigned c = byte(i);
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return continuation(i + 1) ? 2 : 0;
+  // The second byte's range excludes overlong forms, surrogates and code points above U+10FFFF.
+  unsigned low = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+  unsigned high = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+  unsigned second = byte(i + 1);
+  if (second < low || second > high) return 0;
+  if (c >= 0xE0 && c <= 0xEF) return continuation(i + 2) ? 3 : 0;
+  if (c >= 0xF0 && c <= 0xF4) return continuation(i + 2) && continuation(i + 3) ? 4 : 0;
+  return 0;
+}
+
+// Quoted and escaped; invalid UTF-8 (a failure reason may quote a peer's bytes) becomes U+FFFD.
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (std::size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    std::size_t length = utf8_sequence(s, i);
+    if (length == 0) {
+      out += "\\ufffd";
+      ++i;
+      continue;
+    }
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7F) {
+      out += fmt::format("\\u{:04x}", c);
+    } else {
+      out.append(s.substr(i, length));
+    }
+    i += length;
+  }
+  return out + "\"";
+}
+
+// Shortest text that reads back to the same double; null for NaN and infinities (JSON has neither).
+std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, end);
+}
+std::string json_number(std::uint64_t v) {
+  return std::to_string(v);
+}
+std::string json_number(int v) {
+  return std::to_string(v);
+}
+
+// Pretty-printed, two spaces a level, keys in the order written: the same report gives the same bytes.
+class JsonWriter {
+ public:
+  void value(std::string_view key, const std::string& raw) {
+    prefix(key);
+    out_ += raw;
+  }
+  void open(std::string_view key, char bracket) {
+    prefix(key);
+    out_ += bracket;
+    has_items_.push_back(false);
+  }
+  void close(char bracket) {
+    bool had_items = has_items_.back();
+    has_items_.pop_back();
+    if (had_items) newline();
+    out_ += bracket;
+  }
+  void percentiles(std::string_view key, const Percentiles& p) {
+    open(key, '{');
+    value("p50", json_number(p.p50));
+    value("p95", json_number(p.p95));
+    value("p99", json_number(p.p99));
+    value("max", json_number(p.max));
+    value("count", json_number(p.count));
+    close('}');
+  }
+  void strings(std::string_view key, const std::vector<std::string>& items) {
+    open(key, '[');
+    for (const std::string& item : items)
+      value({}, json_string(item));
+    close(']');
+  }
+  std::string text() const { return out_ + "\n"; }
+
+ private:
+  void newline() {
+    out_ += '\n';
+    out_.append(2 * has_items_.size(), ' ');
+  }
+  // Separator and key of the next item (none for the root value or array elements).
+  void prefix(std::string_view key) {
+    if (has_items_.empty()) return;
+    if (has_items_.back()) out_ += ',';
+    has_items_.back() = true;
+    newline();
+    if (!key.empty()) out_ += json_string(key) + ": ";
+  }
+  std::string out_;
+  std::vector<bool> has_items_;
+};
+
+}  // namespace
+
+Percentiles percentiles(std::vector<double> samples) {
+  Percentiles out;
+  std::erase_if(samples, [](double v) { return std::isnan(v); });
+  if (samples.empty()) return out;
+  std::sort(samples.begin(), samples.end());
+  const std::uint64_t n = samples.size();
+  // Nearest rank ceil(p/100 * n) in integers, so no rounding of p * n can shift it by one.
+  auto at = [&](std::uint64_t percent) {
+    std::uint64_t rank = (percent * n + 99) / 100;
+    return samples[std::max<std::uint64_t>(rank, 1) - 1];
+  };
+  out.p50 = at(50);
+  out.p95 = at(95);
+  out.p99 = at(99);
+  out.max = samples.back();
+  out.count = n;
+  return out;
+}
+
+ServerMetrics server_metrics_from_text(std::string_view prometheus_text) {
+  ServerMetrics m;
+  PrometheusText text = parse_prometheus_text(prometheus_text);
+  if (!text.error.empty()) {
+    m.error = "malformed /metrics: " + text.error;
+    return m;
+  }
+  auto counter = [&](const PrometheusSample& s, std::uint64_t& sum) {
+    if (!std::isfinite(s.value) || s.value < 0) {
+      m.error = fmt::format("/metrics: {} = {}: not a count", s.name, s.value);
+      return false;
+    }
+    sum += static_cast<std::uint64_t>(std::llround(s.value));
+    return true;
+  };
+  bool cpu_seen = false;
+  std::map<double, std::uint64_t> buckets;  // le -> cumulative count over every match; +Inf sorts last
+  for (const PrometheusSample& s : text.samples) {
+    if (s.name == "process_cpu_seconds_total") {
+      m.cpu_seconds = s.value;
+      cpu_seen = std::isfinite(s.value);
+    } else if (s.name == "shiftcast_invariant_violations_total") {
+      if (!counter(s, m.invariant_violations)) return m;
+    } else if (s.name == "shiftcast_late_ticks_total") {
+      if (!counter(s, m.late_ticks)) return m;
+    } else if (s.name == "shiftcast_tick_seconds_bucket") {
+      const std::string* le = s.label("le");
+      std::optional<double> bound = le ? parse_prometheus_value(*le) : std::nullopt;
+      if (!bound || std::isnan(*bound)) {
+        m.error = "/metrics: a shiftcast_tick_seconds bucket without a valid le label";
+        return m;
+      }
+      if (!counter(s, buckets[*bound])) return m;
+    }
+  }
+  if (!cpu_seen) {
+    m.error = "/metrics: no process_cpu_seconds_total";
+    return m;
+  }
+  if (!buckets.empty() && !std::isinf(buckets.rbegin()->first)) {
+    m.error = "/metrics: shiftcast_tick_seconds has no +Inf bucket";
+    return m;
+  }
+  for (const auto& [bound, count] : buckets) {
+    // Sums per bound are a histogram only if every match has the same bounds (the server's are one
+    // constant); anything else shows as counts going down.
+    if (!m.tick_bucket_counts.empty() && count < m.tick_bucket_counts.back()) {
+      m.error =
+          "/metrics: shiftcast_tick_seconds buckets are not cumulative (bounds differ between matches?)";
+      m.tick_bucket_bounds.clear();
+      m.tick_bucket_counts.clear();
+      return m;
+    }
+    if (!std::isinf(bound)) m.tick_bucket_bounds.push_back(bound);
+    m.tick_bucket_counts.push_back(count);
+  }
+  m.ok = true;
+  return m;
+}
+
+ServerMetrics scrape_server_metrics(const SimOptions& options) {
+  HttpResponse response = http_get(options.host, options.http_port, "/metrics", kMetricsScrapeTimeout);
+  if (!response.error.empty()) {
+    ServerMetrics m;
+    m.error = response.error;
+    return m;
+  }
+  if (response.status != 200) {
+    ServerMetrics m;
+    m.error =
+        fmt::format("GET http://{}:{}/metrics: HTTP {}", options.host, options.http_port, response.status);
+    return m;
+  }
+  ServerMetrics m = server_metrics_from_text(response.body);
+  m.taken = std::chrono::steady_clock::now();
+  return m;
+}
+
+SimReport make_report(const SimOptions& options, const SimRunResult& run, const ServerMetrics& before,
+                      const ServerMetrics& after) {
+  SimReport r;
+  r.matches = options.matches;
+  r.clients_per_match = options.clients;
+  r.tick_rate = options.tick_rate;
+  r.snapshot_rate = options.snapshot_rate;
+  r.snapshot_rate_expected = effective_snapshot_rate(options.tick_rate, options.snapshot_rate);
+  r.level = options.level;
+  r.clients = static_cast<int>(run.clients.size());
+  r.connect_seconds = run.connect_seconds;
+  r.load_seconds = run.load_seconds;
+  r.client_late_ticks = run.late_client_ticks;
+
+  std::vector<double> acks, movement;
+  std::map<std::string, std::vector<double>> rpc;
+  std::map<std::string, int> failures;
+  double tick_rates = 0, snapshot_rates = 0, up_kbps = 0, down_kbps = 0;
+  int timed_clients = 0;
+  std::uint64_t packets_received = 0, packets_sent = 0;
+  for (const SimClientStats& c : run.clients) {
+    if (c.connected) {
+      ++r.clients_connected;
+      if (c.connected_seconds > 0) {
+        tick_rates += static_cast<double>(minus_or_zero(c.last_snapshot_tick, c.first_snapshot_tick)) /
+                      c.connected_seconds;
+        snapshot_rates += static_cast<double>(c.snapshots) / c.connected_seconds;
+        ++timed_clients;
+      }
+      if (run.load_seconds > 0) {
+        up_kbps += static_cast<double>(c.bytes_up) * kBitsPerByte / kBitsPerKilobit / run.load_seconds;
+        down_kbps += static_cast<double>(c.bytes_down) * kBitsPerByte / kBitsPerKilobit / run.load_seconds;
+      }
+    }
+    if (c.failed) {
+      ++r.clients_failed;
+      ++failures[c.failure.empty() ? "no reason given" : c.failure];
+    }
+    packets_received += c.server_packets_received;
+    packets_sent += c.server_sequence_max;
+    r.events_delivered += c.events_delivered;
+    r.events_lost += minus_or_zero(c.events_highest_seen, c.events_delivered);
+    r.event_order_violations += c.events_out_of_order + c.events_duplicated;
+    r.snapshot_continuity_violations += c.snapshots_skipped + c.snapshot_tick_regressions;
+    acks.insert(acks.end(), c.input_ack_ms.begin(), c.input_ack_ms.end());
+    movement.insert(movement.end(), c.movement_error.begin(), c.movement_error.end());
+    for (const auto& [kind, samples] : c.rpc_ms)
+      rpc[kind].insert(rpc[kind].end(), samples.begin(), samples.end());
+    for (const auto& [code, count] : c.rpc_errors) {
+      r.rpc_errors_by_code[code] += count;
+      r.rpc_errors += count;
+    }
+  }
+  if (timed_clients > 0) {
+    r.tick_rate_achieved = tick_rates / timed_clients;
+    r.snapshot_rate_achieved = snapshot_rates / timed_clients;
+  }
+  if (r.clients_connected > 0) {
+    r.bandwidth_up_kbps = up_kbps / r.clients_connected;
+    r.bandwidth_down_kbps = down_kbps / r.clients_connected;
+  }
+  if (packets_sent > 0) {
+    r.packet_loss_down =
+        std::clamp(1 - static_cast<double>(packets_received) / static_cast<double>(packets_sent), 0.0, 1.0);
+  }
+  std::vector<std::pair<std::string, int>> sorted_failures(failures.begin(), failures.end());
+  std::stable_sort(sorted_failures.begin(), sorted_failures.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (const auto& [reason, count] : sorted_failures)
+    r.failures.push_back(fmt::format("{} ({})", reason, count));
+  r.input_ack_ms = percentiles(std::move(acks));
+  r.input_ack_p99_ticks = r.input_ack_ms.p99 * options.tick_rate / kMillisecondsPerSecond;
+  r.movement_error = percentiles(std::move(movement));
+  for (auto& [kind, samples] : rpc)
+    r.rpc_ms[kind] = percentiles(std::move(samples));
+
+  r.server_metrics_ok = before.ok && after.ok;
+  r.server_metrics_error = !before.ok  ? "before the load: " + before.error
+                           : !after.ok ? "after the load: " + after.error
+                                       : "";
+  if (r.server_metrics_ok) {
+    r.server_tick_ms = histogram_percentiles(after.tick_bucket_bounds, histogram_delta(before, after),
+                                             kMillisecondsPerSecond);
+    r.server_late_ticks = minus_or_zero(after.late_ticks, before.late_ticks);
+    r.invariant_violations = minus_or_zero(after.invariant_violations, before.invariant_violations);
+    const bool timed = before.taken != std::chrono::steady_clock::time_point{} && after.taken > before.taken;
+    const double seconds =
+        timed ? std::chrono::duration<double>(after.taken - before.taken).count() : run.load_seconds;
+    if (seconds > 0)
+      r.server_cpu_percent = std::max(0.0, after.cpu_seconds - before.cpu_seconds) / seconds * kPercent;
+    if (r.clients_connected > 0) r.server_cpu_percent_per_player = r.server_cpu_percent / r.clients_connected;
+  }
+
+  const SimBudgets& b = options.budgets;
+  auto miss = [&](std::string line) { r.budgets_missed.push_back(std::move(line)); };
+  if (r.clients_connected == 0) {
+    miss("no client connected");
+  } else if (r.input_ack_ms.count == 0) {
+    miss("input_ack_ms: no command was acknowledged");
+  }
+  if (r.input_ack_p99_ticks > b.input_ack_p99_ticks) {
+    miss(fmt::format("input_ack_p99_ticks {} > {}", short_number(r.input_ack_p99_ticks),
+                     b.input_ack_p99_ticks));
+  }
+  if (r.events_lost > b.events_lost) miss(fmt::format("events_lost {} > {}", r.events_lost, b.events_lost));
+  if (r.event_order_violations > b.event_order_violations) {
+    miss(fmt::format("event_order_violations {} > {}", r.event_order_violations, b.event_order_violations));
+  }
+  if (static_cast<std::uint64_t>(r.clients_failed) > b.clients_failed) {
+    miss(fmt::format("clients_failed {} > {}", r.clients_failed, b.clients_failed));
+  }
+  for (const auto& [kind, p] : r.rpc_ms) {
+    if (p.p99 > b.rpc_p99_ms)
+      miss(fmt::format("rpc_ms.{} p99 {} > {}", kind, short_number(p.p99), b.rpc_p99_ms));
+  }
+  if (r.movement_error.p99 > b.movement_error_p99) {
+    miss(fmt::format("movement_error p99 {} > {}", short_number(r.movement_error.p99), b.movement_error_p99));
+  }
+  if (r.snapshot_rate_achieved < b.snapshot_rate_min_fraction * r.snapshot_rate_expected) {
+    miss(fmt::format("snapshot_rate_achieved {}/s < {} x {}/s", short_number(r.snapshot_rate_achieved),
+                     b.snapshot_rate_min_fraction, short_number(r.snapshot_rate_expected)));
+  }
+  if (!r.server_metrics_ok) {
+    miss("server metrics unavailable (" + r.server_metrics_error + ")");
+  } else {
+    if (r.invariant_violations > b.invariant_violations) {
+      miss(fmt::format("invariant_violations {} > {}", r.invariant_violations, b.invariant_violations));
+    }
+    double tick_limit =
+        b.server_tick_p99_ms > 0 ? b.server_tick_p99_ms : kMillisecondsPerSecond / options.tick_rate;
+    if (r.server_tick_ms.p99 > tick_limit) {
+      miss(fmt::format("server_tick_ms p99 {} > {}", short_number(r.server_tick_ms.p99),
+                       short_number(tick_limit)));
+    }
+  }
+  r.budgets_met = r.budgets_missed.empty();
+  return r;
+}
+
+std::string format_report_table(const SimReport& r) {
+  std::string out = fmt::format(
+      "shiftcast-sim: {} match{} x {} clients on {}, {} Hz ticks, {} Hz snapshots, {:.1f} s of load\n",
+      r.matches, r.matches == 1 ? "" : "es", r.clients_per_match, r.level, r.tick_rate, r.snapshot_rate,
+      r.load_seconds);
+  out += "\nclients\n";
+  out += row("connected", fmt::format("{} / {}", r.clients_connected, r.clients));
+  out += row("failed", std::to_string(r.clients_failed));
+  for (const std::string& failure : r.failures)
+    out += row("  reason", failure);
+  out += row("connect time (s)", fmt::format("{:.2f}", r.connect_seconds));
+  if (r.client_late_ticks > 0) {
+    out += row("late client ticks", fmt::format("{} (the simulator was overloaded)", r.client_late_ticks));
+  }
+  out += "\nrates (per second, mean per client)\n";
+  out += row("server ticks", fmt::format("{:.1f} ({} asked)", r.tick_rate_achieved, r.tick_rate));
+  out += row("snapshots", fmt::format("{:.1f} ({} expected)", r.snapshot_rate_achieved,
+                                      short_number(r.snapshot_rate_expected)));
+  out += "\n" + percentile_header("latency (ms)");
+  out += percentile_row("input to acknowledgement", r.input_ack_ms);
+  out += row("input to ack p99 (ticks)", fmt::format("{:.2f}", r.input_ack_p99_ticks));
+  out += "\n" + percentile_header("rpc (ms)");
+  for (const auto& [kind, p] : r.rpc_ms)
+    out += percentile_row(kind, p);
+  out += row("errors", std::to_string(r.rpc_errors));
+  for (const auto& [code, count] : r.rpc_errors_by_code)
+    out += row("  " + code, std::to_string(count));
+  out += "\nbandwidth and loss (per client, headers included)\n";
+  out += row("up (kbit/s)", fmt::format("{:.1f}", r.bandwidth_up_kbps));
+  out += row("down (kbit/s)", fmt::format("{:.1f}", r.bandwidth_down_kbps));
+  out += row("packet loss down", fmt::format("{:.3f} %", r.packet_loss_down * kPercent));
+  out += "\nreliability\n";
+  out += row("events delivered", std::to_string(r.events_delivered));
+  out += row("events lost", std::to_string(r.events_lost));
+  out += row("event order violations", std::to_string(r.event_order_violations));
+  out += row("snapshot continuity violations", std::to_string(r.snapshot_continuity_violations));
+  out += "\n" + percentile_header("movement (units)");
+  out += percentile_row("prediction error", r.movement_error);
+  out += "\n" + percentile_header("server");
+  if (r.server_metrics_ok) {
+    out += percentile_row("tick (ms)", r.server_tick_ms);
+    out += row("late ticks", std::to_string(r.server_late_ticks));
+    out += row("invariant violations", std::to_string(r.invariant_violations));
+    out += row("cpu (% of one core)", fmt::format("{:.1f}", r.server_cpu_percent));
+    out += row("cpu per player (%)", fmt::format("{:.3f}", r.server_cpu_percent_per_player));
+  } else {
+    out += row("metrics unavailable", r.server_metrics_error);
+  }
+  out += r.budgets_met ? "\nbudgets: met\n" : "\nbudgets: MISSED\n";
+  for (const std::string& line : r.budgets_missed)
+    out += "  " + line + "\n";
+  return out;
+}
+
+std::string format_progress_line(const SimProgress& p, const SimProgress& previous, double seconds) {
+  auto rate = [&](std::uint64_t now, std::uint64_t before) {
+    return seconds > 0 ? static_cast<double>(minus_or_zero(now, before)) / seconds : 0.0;
+  };
+  return fmt::format(
+      "{} clients {}/{} failed {} snapshots/s {} commands/s {} events/s {} rpc/s {} ack p99 {:.1f} ms",
+      p.elapsed > 0 ? fmt::format("t={:.0f}s", p.elapsed) : std::string("connecting"), p.connected, p.clients,
+      p.failed, compact(rate(p.snapshots, previous.snapshots)), compact(rate(p.commands, previous.commands)),
+      compact(rate(p.events, previous.events)), compact(rate(p.rpc_calls, previous.rpc_calls)),
+      p.input_ack_p99_ms);
+}
+
+std::string report_json(const SimReport& r) {
+  JsonWriter w;
+  w.open({}, '{');
+  w.value("matches", json_number(r.matches));
+  w.value("clients_per_match", json_number(r.clients_per_match));
+  w.value("tick_rate", json_number(r.tick_rate));
+  w.value("snapshot_rate", json_number(r.snapshot_rate));
+  w.value("snapshot_rate_expected", json_number(r.snapshot_rate_expected));
+  w.value("level", json_string(r.level));
+  w.value("clients", json_number(r.clients));
+  w.value("clients_connected", json_number(r.clients_connected));
+  w.value("clients_failed", json_number(r.clients_failed));
+  w.strings("failures", r.failures);
+  w.value("connect_seconds", json_number(r.connect_seconds));
+  w.value("load_seconds", json_number(r.load_seconds));
+  w.value("client_late_ticks", json_number(r.client_late_ticks));
+  w.value("tick_rate_achieved", json_number(r.tick_rate_achieved));
+  w.value("snapshot_rate_achieved", json_number(r.snapshot_rate_achieved));
+  w.percentiles("input_ack_ms", r.input_ack_ms);
+  w.value("input_ack_p99_ticks", json_number(r.input_ack_p99_ticks));
+  w.open("rpc_ms", '{');
+  for (const auto& [kind, p] : r.rpc_ms)
+    w.percentiles(kind, p);
+  w.close('}');
+  w.value("rpc_errors", json_number(r.rpc_errors));
+  w.open("rpc_errors_by_code", '{');
+  for (const auto& [code, count] : r.rpc_errors_by_code)
+    w.value(code, json_number(count));
+  w.close('}');
+  w.open("bandwidth_kbps", '{');
+  w.value("up", json_number(r.bandwidth_up_kbps));
+  w.value("down", json_number(r.bandwidth_down_kbps));
+  w.close('}');
+  w.value("packet_loss_down", json_number(r.packet_loss_down));
+  w.value("events_delivered", json_number(r.events_delivered));
+  w.value("events_lost", json_number(r.events_lost));
+  w.value("event_order_violations", json_number(r.event_order_violations));
+  w.value("snapshot_continuity_violations", json_number(r.snapshot_continuity_violations));
+  w.percentiles("movement_error", r.movement_error);
+  w.value("server_metrics_ok", r.server_metrics_ok ? "true" : "false");
+  w.value("server_metrics_error", json_string(r.server_metrics_error));
+  w.percentiles("server_tick_ms", r.server_tick_ms);
+  w.value("server_late_ticks", json_number(r.server_late_ticks));
+  w.value("invariant_violations", json_number(r.invariant_violations));
+  w.value("server_cpu_percent", json_number(r.server_cpu_percent));
+  w.value("server_cpu_percent_per_player", json_number(r.server_cpu_percent_per_player));
+  w.value("budgets_met", r.budgets_met ? "true" : "false");
+  w.strings("budgets_missed", r.budgets_missed);
+  w.close('}');
+  return w.text();
+}
+
+}  // namespace shiftcast

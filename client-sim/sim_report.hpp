@@ -1,0 +1,114 @@
+// SimReport: a run's outcome, judged against the profile's budgets: what the README shows and CI
+// asserts. Built from the clients' raw samples (exact percentiles) and two scrapes of the server's
+// /metrics (before and after the load: tick time histogram deltas, CPU, invariant violations).
+//
+//   ServerMetrics before = scrape_server_metrics(options);   // before the load
+//   ServerMetrics after;
+//   SimRunResult result = run_simulation(options, level, progress,
+//                                        [&] { after = scrape_server_metrics(options); });
+//   SimReport report = make_report(options, result, before, after);
+//   std::fputs(format_report_table(report).c_str(), stdout);
+//   write_file(options.json_path, report_json(report));
+//   return report.budgets_met ? kSimExitOk : kSimExitBudgetMissed;
+//
+// A match's series leave /metrics when the match ends, so the "after" scrape must happen while the
+// run's matches still exist (run_simulation's before_end_matches hook); make_report clamps any negative
+// delta to 0 so a late scrape gives low figures, never wrapped ones.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client-sim/sim_options.hpp"
+#include "client-sim/sim_runner.hpp"
+
+namespace shiftcast {
+
+struct Percentiles {
+  double p50 = 0, p95 = 0, p99 = 0, max = 0;
+  std::uint64_t count = 0;
+};
+// Nearest rank (the smallest sample with at least p% of the samples at or below it); zeros when empty.
+Percentiles percentiles(std::vector<double> samples);
+
+// The server's view, from GET /metrics: cumulative values at one moment.
+struct ServerMetrics {
+  bool ok = false;
+  std::string error;
+  double cpu_seconds = 0;                  // process_cpu_seconds_total
+  std::uint64_t invariant_violations = 0;  // summed over every match
+  std::uint64_t late_ticks = 0;
+  std::vector<double> tick_bucket_bounds;         // seconds
+  std::vector<std::uint64_t> tick_bucket_counts;  // cumulative, summed over every match; +Inf last
+  // When the page was read (scrape_server_metrics sets it): CPU per second is taken over the time between
+  // two scrapes, which holds all of its CPU seconds; {} (unknown): over the run's load_seconds.
+  std::chrono::steady_clock::time_point taken{};
+};
+
+inline constexpr std::chrono::milliseconds kMetricsScrapeTimeout{5000};
+
+// GET http://host:http_port/metrics; ok = false with the reason when unreachable or malformed.
+ServerMetrics scrape_server_metrics(const SimOptions& options);
+// The part of a /metrics page the report uses; ok = false with the reason on a malformed page.
+ServerMetrics server_metrics_from_text(std::string_view prometheus_text);
+
+struct SimReport {
+  // Everything the JSON has; see report_json for the field names.
+  int matches = 0;  // the run asked for
+  int clients_per_match = 0;
+  int tick_rate = 0;
+  int snapshot_rate = 0;
+  double snapshot_rate_expected = 0;  // what the server really sends (effective_snapshot_rate)
+  std::string level;
+
+  int clients = 0;
+  int clients_connected = 0;  // completed the handshake at some point (a later drop counts as failed too)
+  int clients_failed = 0;
+  std::vector<std::string> failures;  // distinct reasons with counts: "timed out (3)"
+  double connect_seconds = 0;
+  double load_seconds = 0;
+  std::uint64_t client_late_ticks = 0;  // the simulator fell behind: its latencies are suspect
+  double tick_rate_achieved = 0;        // server ticks per second seen in snapshots, mean over clients
+  double snapshot_rate_achieved = 0;    // snapshots per second, mean over clients
+  Percentiles input_ack_ms;
+  double input_ack_p99_ticks = 0;
+  std::map<std::string, Percentiles> rpc_ms;
+  std::uint64_t rpc_errors = 0;
+  std::map<std::string, std::uint64_t> rpc_errors_by_code;
+  double bandwidth_up_kbps = 0;  // per client, mean
+  double bandwidth_down_kbps = 0;
+  double packet_loss_down = 0;  // fraction of server packets never received
+  std::uint64_t events_delivered = 0;
+  std::uint64_t events_lost = 0;
+  std::uint64_t event_order_violations = 0;  // out of order or duplicated deliveries
+  std::uint64_t snapshot_continuity_violations = 0;
+  Percentiles movement_error;
+  bool server_metrics_ok = false;  // both scrapes read; the server figures below are zeros otherwise
+  std::string server_metrics_error;
+  Percentiles server_tick_ms;  // from the histogram delta, linear within a bucket; max: its upper bound
+  std::uint64_t server_late_ticks = 0;
+  std::uint64_t invariant_violations = 0;
+  double server_cpu_percent = 0;  // of one core, between the two scrapes
+  double server_cpu_percent_per_player = 0;
+  std::vector<std::string> budgets_missed;  // "input_ack_p99_ticks 4.1 > 3", ...
+  bool budgets_met = false;
+};
+
+SimReport make_report(const SimOptions& options, const SimRunResult& run, const ServerMetrics& before,
+                      const ServerMetrics& after);
+std::string format_report_table(const SimReport& report);
+// One line, no newline: "t=12s clients 512/512 failed 0 snapshots/s 16k commands/s 32k events/s 250 rpc/s
+// 1.0k ack p99 18.2 ms" ("connecting" instead of t= while elapsed is 0). Counts in SimProgress are totals
+// since the start; rates are their change since `previous` over `seconds`, the wall time between the two.
+std::string format_progress_line(const SimProgress& progress, const SimProgress& previous, double seconds);
+// Keys: clients, clients_connected, clients_failed, events_lost, input_ack_ms {p50,p95,p99,max},
+// rpc_ms {kind: {p50,p95,p99,max}}, bandwidth_kbps {up, down}, server_tick_ms {p50,p95,p99,max}, and the
+// rest of SimReport's fields under their own names; budgets_met and budgets_missed. Non-finite numbers
+// are written as null.
+std::string report_json(const SimReport& report);
+
+}  // namespace shiftcast

@@ -1,0 +1,551 @@
+#include "client-sim/sim_runner.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ip/udp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "client-sim/sim_client.hpp"
+
+namespace shiftcast {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+using asio::ip::udp;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Each admin step (connecting, a batch of calls, ending the matches) must finish within this.
+constexpr double kAdminTimeoutSeconds = 10;
+// Admin calls in flight at once: pipelined enough to issue hundreds of tokens quickly, few enough that
+// each call's latency is the server's and not the length of a queue we built.
+constexpr std::size_t kAdminWindow = 32;
+// Connect tokens outlive the connect phase by this much (and are never shorter than kMinTokenSeconds).
+constexpr double kTokenMarginSeconds = 30;
+constexpr double kMinTokenSeconds = 60;
+// After the goodbyes, shots still in flight get this long to be answered before the channel closes.
+constexpr double kRpcDrainSeconds = 1;
+constexpr auto kProgressInterval = std::chrono::seconds(1);
+// A thread ticks its clients in slices this big, and lets the datagrams that arrived in the meantime be
+// handled between slices: a snapshot's acknowledgement is stamped when it arrives, not after the whole
+// tick loop (hundreds of bot thinks and sealed commands) is done.
+constexpr std::size_t kClientsPerSlice = 32;
+
+enum class Phase : int { kConnecting, kLoad, kStop };
+
+Clock::duration to_duration(double seconds) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+// Wakes the calling thread when a client connects or fails, so the connect phase ends as soon as it can.
+struct Wakeup {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::uint64_t generation = 0;
+
+  void notify() {
+    {
+      std::lock_guard lock(mutex);
+      ++generation;
+    }
+    cv.notify_one();
+  }
+  void wait_until(Clock::time_point deadline, std::uint64_t& seen) {
+    std::unique_lock lock(mutex);
+    cv.wait_until(lock, deadline, [&] { return generation != seen; });
+    seen = generation;
+  }
+};
+
+// What a client thread publishes each tick for the progress line: plain stores, no locks.
+struct PublishedTotals {
+  std::atomic<int> connected{0};
+  std::atomic<int> failed{0};
+  std::atomic<std::uint64_t> snapshots{0};
+  std::atomic<std::uint64_t> commands{0};
+  std::atomic<std::uint64_t> events{0};
+  std::atomic<std::uint64_t> rpc_calls{0};
+  std::atomic<std::uint64_t> late_ticks{0};
+  std::array<std::atomic<std::uint64_t>, kAckBuckets> acks{};
+};
+
+struct RunShared {
+  std::atomic<Phase> phase{Phase::kConnecting};
+  Wakeup wakeup;
+};
+
+// "ip:port" from a connect token; an unspecified ip (a server bound to 0.0.0.0) means `host`.
+std::optional<udp::endpoint> token_endpoint(const std::string& address, const asio::ip::address& host) {
+  const std::size_t colon = address.rfind(':');
+  if (colon == std::string::npos) return std::nullopt;
+  boost::system::error_code ec;
+  asio::ip::address ip = asio::ip::make_address(address.substr(0, colon), ec);
+  if (ec) return std::nullopt;
+  int port = 0;
+  try {
+    port = std::stoi(address.substr(colon + 1));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (port <= 0 || port > 65535) return std::nullopt;
+  if (ip.is_unspecified()) ip = host;
+  return udp::endpoint(ip, std::uint16_t(port));
+}
+
+std::optional<ConnectToken> token_from_reply(const wire::IssueConnectTokenReply& r) {
+  if (r.token_nonce() == nullptr || r.sealed_token() == nullptr || r.client_to_server_key() == nullptr ||
+      r.server_to_client_key() == nullptr || r.server_address() == nullptr ||
+      r.token_nonce()->size() != kTokenNonceBytes || r.client_to_server_key()->size() != kKeyBytes ||
+      r.server_to_client_key()->size() != kKeyBytes)
+    return std::nullopt;
+  ConnectToken t;
+  t.server_address = r.server_address()->str();
+  t.match_id = r.match_id();
+  t.client_id = r.client_id();
+  t.expires_at = r.expires_at();
+  std::copy(r.token_nonce()->begin(), r.token_nonce()->end(), t.nonce.begin());
+  t.sealed.assign(r.sealed_token()->begin(), r.sealed_token()->end());
+  std::copy(r.client_to_server_key()->begin(), r.client_to_server_key()->end(), t.client_to_server.begin());
+  std::copy(r.server_to_client_key()->begin(), r.server_to_client_key()->end(), t.server_to_client.begin());
+  return t;
+}
+
+// One client thread: its io_context, its clients' sockets, one tick timer, one RPC channel for shots.
+class ClientThread {
+ public:
+  ClientThread(const SimOptions& options, const SimLevel& level, RunShared& run, Clock::time_point epoch,
+               double unix_time_offset)
+      : run_(run), timer_(context_), rpc_(context_), nav_(*level.navmesh), world_(level.compiled.tree, {}) {
+    shared_.options = &options;
+    shared_.world = &world_;
+    shared_.nav = &nav_;
+    shared_.rpc = &rpc_;
+    shared_.fbb = &fbb_;
+    shared_.totals = &totals_;
+    shared_.bot.tick_rate = options.tick_rate;
+    shared_.bot.jump_per_second = options.behaviour.jump_per_second;
+    shared_.bot.strafe_per_second = options.behaviour.strafe_per_second;
+    shared_.bot.fire_per_second = options.behaviour.fire_per_second;
+    shared_.epoch = epoch;
+    shared_.unix_time_offset = unix_time_offset;
+    period_ = to_duration(1.0 / std::max(1, options.tick_rate));
+  }
+
+  void add(std::size_t global_index, ConnectToken token, const udp::endpoint& server,
+           const SimClientIdentity& identity) {
+    clients_.push_back(
+        {global_index, std::make_unique<SimClient>(context_, shared_, std::move(token), server, identity)});
+  }
+
+  // Connects the shots' RPC channel before the thread runs (on the calling thread: the context is idle).
+  std::string connect_rpc(const tcp::endpoint& server) {
+    std::string error = connect_blocking(context_, rpc_, server, kAdminTimeoutSeconds);
+    context_.restart();
+    return error;
+  }
+
+  void start(Clock::time_point first_tick) {
+    next_tick_ = first_tick;
+    thread_ = std::thread([this] { run(); });
+  }
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
+  const PublishedTotals& published() const { return published_; }
+  std::vector<std::pair<std::size_t, std::unique_ptr<SimClient>>>& clients() { return clients_; }
+
+ private:
+  double now() const { return seconds_between(shared_.epoch, Clock::now()); }
+
+  void run() {
+    const double t = now();
+    for (auto& [index, client] : clients_)
+      client->start(t);
+    publish();
+    schedule();
+    context_.run();
+  }
+
+  void schedule() {
+    timer_.expires_at(next_tick_);
+    timer_.async_wait([this](const boost::system::error_code& ec) {
+      if (!ec) on_tick();
+    });
+  }
+
+  void on_tick() {
+    const double t = now();
+    const Phase phase = run_.phase.load(std::memory_order_acquire);
+    if (phase == Phase::kStop) {
+      if (!stopping_) {
+        stopping_ = true;
+        stop_deadline_ = t + kRpcDrainSeconds;
+        shared_.measuring = false;
+        for (auto& [index, client] : clients_)
+          client->stop(t);
+      }
+      if (rpc_.pending() == 0 || t >= stop_deadline_) {
+        rpc_.close();  // what is still unanswered counts as connection_lost
+        publish();
+        return;  // no timer, no sockets: run() returns
+      }
+    } else {
+      shared_.measuring = phase == Phase::kLoad;
+      tick_slice(0);
+    }
+    // Drift-free: the next deadline is the previous plus the period. A thread more than a period behind
+    // skips the ticks it missed (counted) rather than send a burst of commands the server would drop.
+    next_tick_ += period_;
+    const auto late = Clock::now() - next_tick_;
+    if (late > period_) {
+      const auto skipped = late / period_;
+      next_tick_ += skipped * period_;
+      late_ticks_ += std::uint64_t(skipped);
+    }
+    schedule();
+  }
+
+  void tick_slice(std::size_t first) {
+    const double t = now();
+    const std::size_t end = std::min(clients_.size(), first + kClientsPerSlice);
+    for (std::size_t i = first; i < end; ++i)
+      clients_[i].second->tick(t);
+    if (end < clients_.size()) {
+      asio::post(context_, [this, end] { tick_slice(end); });
+    } else {
+      publish();
+    }
+  }
+
+  void publish() {
+    const int settled = totals_.connected + totals_.failed;
+    published_.connected.store(totals_.connected, std::memory_order_relaxed);
+    published_.failed.store(totals_.failed, std::memory_order_relaxed);
+    published_.snapshots.store(totals_.snapshots, std::memory_order_relaxed);
+    published_.commands.store(totals_.commands, std::memory_order_relaxed);
+    published_.events.store(totals_.events, std::memory_order_relaxed);
+    published_.rpc_calls.store(totals_.rpc_calls, std::memory_order_relaxed);
+    published_.late_ticks.store(late_ticks_, std::memory_order_relaxed);
+    for (std::size_t i = 0; i < kAckBuckets; ++i)
+      published_.acks[i].store(totals_.acks[i], std::memory_order_relaxed);
+    if (settled != last_settled_) {
+      last_settled_ = settled;
+      run_.wakeup.notify();
+    }
+  }
+
+  RunShared& run_;
+  asio::io_context context_;
+  asio::steady_timer timer_;
+  RpcChannel rpc_;
+  NavQuery nav_;
+  LevelMotorWorld world_;
+  flatbuffers::FlatBufferBuilder fbb_{512};
+  SimThreadTotals totals_;
+  SimThreadContext shared_;
+  std::vector<std::pair<std::size_t, std::unique_ptr<SimClient>>> clients_;  // global index, client
+  std::thread thread_;
+  Clock::duration period_{};
+  Clock::time_point next_tick_;
+  std::uint64_t late_ticks_ = 0;
+  bool stopping_ = false;
+  double stop_deadline_ = 0;
+  int last_settled_ = -1;
+  PublishedTotals published_;
+};
+
+// The progress line's numbers, summed over the threads; acks is the cumulative histogram.
+SimProgress gather(const std::vector<std::unique_ptr<ClientThread>>& threads, int clients, double elapsed,
+                   AckHistogram& acks_before) {
+  SimProgress p;
+  p.elapsed = elapsed;
+  p.clients = clients;
+  AckHistogram acks{};
+  for (const auto& t : threads) {
+    const PublishedTotals& s = t->published();
+    p.connected += s.connected.load(std::memory_order_relaxed);
+    p.failed += s.failed.load(std::memory_order_relaxed);
+    p.snapshots += s.snapshots.load(std::memory_order_relaxed);
+    p.commands += s.commands.load(std::memory_order_relaxed);
+    p.events += s.events.load(std::memory_order_relaxed);
+    p.rpc_calls += s.rpc_calls.load(std::memory_order_relaxed);
+    for (std::size_t i = 0; i < kAckBuckets; ++i)
+      acks[i] += s.acks[i].load(std::memory_order_relaxed);
+  }
+  // p99 of the acknowledgements since the previous line: the upper edge of the bucket that holds it.
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < kAckBuckets; ++i)
+    total += acks[i] - acks_before[i];
+  const std::uint64_t rank = (total * 99 + 99) / 100;  // nearest rank
+  std::uint64_t seen = 0;
+  for (std::size_t i = 0; i < kAckBuckets && total > 0; ++i) {
+    seen += acks[i] - acks_before[i];
+    if (seen >= rank) {
+      p.input_ack_p99_ms = double(i + 1) * kAckBucketMs;
+      break;
+    }
+  }
+  acks_before = acks;
+  return p;
+}
+
+std::string describe_refusal(const char* call, const RpcReply& reply) {
+  std::string s = std::string(call) + " refused: " + std::string(reply.error_name());
+  if (!reply.detail.empty()) s += " (" + std::string(reply.detail) + ")";
+  return s;
+}
+
+}  // namespace
+
+std::string load_sim_level(const SimOptions& options, SimLevel& out) {
+  if (options.level_file.empty())
+    return "no level file for level '" + options.level + "': give --level-file or the server's config";
+  out.source = options.level_file;
+  if (std::filesystem::path(out.source).extension() == ".level") {
+    LevelLoadResult loaded = load_compiled_level_file(out.source);
+    if (!loaded.ok()) return out.source + ": " + to_string(loaded.error) + ": " + loaded.message;
+    out.compiled = std::move(loaded.level);
+  } else {
+    // Compiled with the server's settings (server/hosted_level.cpp), so the BSP is the server's.
+    LevelResult imported = import_level_file(out.source);
+    if (!imported.ok()) return imported.error.describe();
+    CompiledLevelResult compiled = compile_level(std::move(imported.level), {}, {});
+    if (!compiled.ok()) return out.source + ": " + compiled.message;
+    out.compiled = std::move(compiled.level);
+  }
+  if (out.compiled.navmesh.empty()) return out.source + ": no navmesh (the bots need one)";
+  std::string error;
+  out.navmesh = NavMesh::from_data(out.compiled.navmesh, &error);
+  if (out.navmesh == nullptr) return out.source + ": bad navmesh: " + error;
+  return "";
+}
+
+SimRunResult run_simulation(const SimOptions& options, const SimLevel& level,
+                            const std::function<void(const SimProgress&)>& progress,
+                            const std::function<void()>& before_end_matches) {
+  SimRunResult result;
+  if (level.navmesh == nullptr) {
+    result.error = "the level has no navmesh";
+    return result;
+  }
+  const Clock::time_point epoch = Clock::now();
+  const double unix_now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+
+  boost::system::error_code ec;
+  asio::ip::address host = asio::ip::make_address(options.host, ec);
+  if (ec) {
+    asio::io_context resolve_context;
+    tcp::resolver resolver(resolve_context);
+    const auto found = resolver.resolve(tcp::v4(), options.host, "", ec);
+    if (ec || found.empty()) {
+      result.error = "cannot resolve " + options.host + ": " + ec.message();
+      return result;
+    }
+    host = found.begin()->endpoint().address();
+  }
+  const tcp::endpoint rpc_endpoint(host, options.rpc_port);
+
+  RpcBatch admin(kAdminTimeoutSeconds, kAdminWindow);
+  if (std::string e = admin.connect(rpc_endpoint); !e.empty()) {
+    result.error = e;
+    return result;
+  }
+  const int matches = std::max(0, options.matches);
+  const int per_match = std::max(0, options.clients);
+  const std::size_t total = std::size_t(matches) * std::size_t(per_match);
+  // Admin latencies, kept with the first client of each match (create, end) or each client (token).
+  std::vector<double> create_ms(std::size_t(matches), 0);
+  std::vector<double> end_ms(std::size_t(matches), 0);
+  std::vector<double> token_ms(total, 0);
+
+  // The matches this run created end with it. A failure here is only logged: the setup error (if any)
+  // or the clients' own failures (the server went away) already say what happened.
+  const auto end_matches = [&] {
+    if (result.match_ids.empty()) return;
+    std::string e = admin.is_open() ? "" : admin.connect(rpc_endpoint);
+    if (e.empty()) {
+      e = admin.run(
+          result.match_ids.size(),
+          [&](flatbuffers::FlatBufferBuilder& fbb, std::size_t i) {
+            const auto body = wire::CreateEndMatchDirect(fbb, options.admin_key.c_str(), result.match_ids[i]);
+            return std::pair{wire::Message::EndMatch, body.Union()};
+          },
+          [&](std::size_t i, const RpcReply& reply) {
+            if (!reply.ok()) spdlog::warn("{}", describe_refusal("EndMatch", reply));
+            if (i < end_ms.size()) end_ms[i] = reply.latency_ms;
+          });
+    }
+    if (!e.empty()) spdlog::warn("EndMatch: {}", e);
+  };
+
+  // 1. The matches.
+  std::string refused;
+  std::string e = admin.run(
+      std::size_t(matches),
+      [&](flatbuffers::FlatBufferBuilder& fbb, std::size_t i) {
+        const auto body = wire::CreateCreateMatchDirect(
+            fbb, options.admin_key.c_str(), options.level.c_str(), std::uint16_t(per_match), 0,
+            options.seed + std::uint32_t(i), std::uint16_t(options.tick_rate),
+            std::uint16_t(options.snapshot_rate));
+        return std::pair{wire::Message::CreateMatch, body.Union()};
+      },
+      [&](std::size_t i, const RpcReply& reply) {
+        create_ms[i] = reply.latency_ms;
+        const wire::CreateMatchReply* r =
+            reply.ok() ? reply.envelope->message_as_CreateMatchReply() : nullptr;
+        if (r == nullptr) {
+          refused = describe_refusal("CreateMatch", reply);
+          return;
+        }
+        result.match_ids.push_back(r->match_id());
+      });
+  if (!e.empty() || !refused.empty() || result.match_ids.size() != std::size_t(matches)) {
+    result.error = !e.empty() ? e : refused;
+    end_matches();
+    return result;
+  }
+
+  // 2. A connect token for every client: ids 1.. in each match.
+  std::vector<std::optional<ConnectToken>> tokens(total);
+  const double valid = std::max(kMinTokenSeconds, options.connect_timeout + kTokenMarginSeconds);
+  e = admin.run(
+      total,
+      [&](flatbuffers::FlatBufferBuilder& fbb, std::size_t i) {
+        const auto body = wire::CreateIssueConnectTokenDirect(
+            fbb, options.admin_key.c_str(), result.match_ids[i / std::size_t(per_match)],
+            std::uint64_t(i % std::size_t(per_match)) + 1, std::uint32_t(valid));
+        return std::pair{wire::Message::IssueConnectToken, body.Union()};
+      },
+      [&](std::size_t i, const RpcReply& reply) {
+        token_ms[i] = reply.latency_ms;
+        const wire::IssueConnectTokenReply* r =
+            reply.ok() ? reply.envelope->message_as_IssueConnectTokenReply() : nullptr;
+        if (r == nullptr) {
+          refused = describe_refusal("IssueConnectToken", reply);
+          return;
+        }
+        tokens[i] = token_from_reply(*r);
+        if (!tokens[i]) refused = "IssueConnectToken: a malformed reply";
+      });
+  if (!e.empty() || !refused.empty()) {
+    result.error = !e.empty() ? e : refused;
+    end_matches();
+    return result;
+  }
+
+  // 3. The client threads, clients spread round robin.
+  RunShared run;
+  int thread_count = options.threads > 0 ? options.threads : int(std::thread::hardware_concurrency());
+  thread_count = std::clamp(thread_count, 1, std::max(1, int(total)));
+  std::vector<std::unique_ptr<ClientThread>> threads;
+  for (int t = 0; t < thread_count; ++t)
+    threads.push_back(std::make_unique<ClientThread>(options, level, run, epoch, unix_now));
+  for (std::size_t i = 0; i < total; ++i) {
+    const std::optional<udp::endpoint> server = token_endpoint(tokens[i]->server_address, host);
+    if (!server) {
+      result.error = "a connect token names an address that is not ip:port: " + tokens[i]->server_address;
+      end_matches();
+      return result;
+    }
+    const SimClientIdentity identity{options.seed + std::uint32_t(i / std::size_t(per_match)),
+                                     std::uint32_t(i % std::size_t(per_match))};
+    threads[i % threads.size()]->add(i, std::move(*tokens[i]), *server, identity);
+  }
+  for (auto& t : threads) {
+    if (std::string error = t->connect_rpc(rpc_endpoint); !error.empty()) {
+      result.error = error;
+      end_matches();
+      return result;
+    }
+  }
+  // Threads tick out of phase with each other, so their bursts of commands do not coincide.
+  const double period = 1.0 / std::max(1, options.tick_rate);
+  const Clock::time_point first_tick = Clock::now();
+  for (std::size_t t = 0; t < threads.size(); ++t)
+    threads[t]->start(first_tick + to_duration(period * double(t) / double(threads.size())));
+
+  // 4. Connecting: until every client connected or failed, or the connect timeout.
+  AckHistogram acks_before{};
+  std::uint64_t seen = 0;
+  auto next_progress = Clock::now() + kProgressInterval;
+  const auto report = [&](double elapsed) {
+    const SimProgress p = gather(threads, int(total), elapsed, acks_before);
+    if (progress) progress(p);
+    return p;
+  };
+  const Clock::time_point connect_deadline = first_tick + to_duration(options.connect_timeout);
+  Clock::time_point last_connected = Clock::now();
+  for (;;) {
+    int connected = 0;
+    int failed = 0;
+    for (const auto& t : threads) {
+      connected += t->published().connected.load(std::memory_order_relaxed);
+      failed += t->published().failed.load(std::memory_order_relaxed);
+    }
+    last_connected = Clock::now();
+    if (std::size_t(connected + failed) >= total || Clock::now() >= connect_deadline) break;
+    run.wakeup.wait_until(std::min(next_progress, connect_deadline), seen);
+    if (Clock::now() >= next_progress) {
+      report(0);
+      next_progress += kProgressInterval;
+    }
+  }
+  result.connect_seconds = seconds_between(epoch, last_connected);
+
+  // 5. The load.
+  run.phase.store(Phase::kLoad, std::memory_order_release);
+  const Clock::time_point load_start = Clock::now();
+  const Clock::time_point load_end = load_start + to_duration(options.duration);
+  next_progress = load_start + kProgressInterval;
+  while (Clock::now() < load_end) {
+    run.wakeup.wait_until(std::min(next_progress, load_end), seen);
+    if (Clock::now() >= next_progress) {
+      const SimProgress p = report(seconds_between(load_start, Clock::now()));
+      next_progress += kProgressInterval;
+      if (p.failed == p.clients) break;  // nobody left to measure
+    }
+  }
+  result.load_seconds = seconds_between(load_start, Clock::now());
+
+  // 6. Goodbyes, then the threads end.
+  run.phase.store(Phase::kStop, std::memory_order_release);
+  for (auto& t : threads)
+    t->join();
+  result.clients.resize(total);
+  for (auto& t : threads) {
+    result.late_client_ticks += t->published().late_ticks.load(std::memory_order_relaxed);
+    for (auto& [index, client] : t->clients())
+      result.clients[index] = client->take_stats();
+  }
+  threads.clear();
+
+  // 7. The caller's look at the server while the matches exist, then the matches end.
+  if (before_end_matches) before_end_matches();
+  end_matches();
+  for (std::size_t i = 0; i < total; ++i) {
+    SimClientStats& c = result.clients[i];
+    c.rpc_ms["issue_connect_token"].push_back(token_ms[i]);
+    if (i % std::size_t(per_match) == 0) {
+      c.rpc_ms["create_match"].push_back(create_ms[i / std::size_t(per_match)]);
+      c.rpc_ms["end_match"].push_back(end_ms[i / std::size_t(per_match)]);
+    }
+  }
+  return result;
+}
+
+}  // namespace shiftcast

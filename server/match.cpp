@@ -365,6 +365,7 @@ MatchHealth Match::health() const {
 }
 
 void Match::end(wire::ErrorCode reason, std::function<void()> on_done) {
+  end_requested_.store(true);
   asio::post(worker_, [self = shared_from_this(), reason, on_done = std::move(on_done)]() mutable {
     if (self->ending_) return;
     // The tick in progress has finished (this runs between ticks on the worker); stop ticking.

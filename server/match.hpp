@@ -93,6 +93,7 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   ContactFeed& contact_feed() override { return feed_; }
   MatchHealth health() const override;
   bool ended() const override { return ended_.load(); }
+  bool ending() const { return end_requested_.load(); }  // end() was called (it may still be flushing)
 
  private:
   Match(const MatchSettings& settings, boost::asio::io_context& worker, UdpEndpoint& endpoint,
@@ -131,6 +132,7 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   int snapshot_every_ = 1;
   bool ending_ = false;
   std::atomic<bool> ended_{false};
+  std::atomic<bool> end_requested_{false};
 
   std::map<std::uint64_t, Client> clients_;  // by client id, worker thread only
   int spawns_used_ = 0;

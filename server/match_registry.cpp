@@ -96,33 +96,41 @@ CreatedMatch MatchRegistry::create(const CreateMatchSpec& spec) {
 wire::ErrorCode MatchRegistry::end(std::uint32_t match_id) {
   std::shared_ptr<Match> match;
   {
-    std::unique_lock lock(mutex_);
+    std::shared_lock lock(mutex_);
     auto it = matches_.find(match_id);
-    if (it == matches_.end()) return wire::ErrorCode::UnknownMatch;
+    if (it == matches_.end() || it->second->ending()) return wire::ErrorCode::UnknownMatch;
     match = it->second;
-    matches_.erase(it);
   }
-  // The match's series go once it stopped ticking (it holds pointers into them until then).
-  match->end(wire::ErrorCode::MatchEnded, [metrics = services_.metrics, match_id] {
-    metrics->remove_labelled("match", std::to_string(match_id));
-  });
+  // The match stays findable while it flushes (its clients' acknowledgements must still reach it); it
+  // leaves the registry, and its metric series go, once it stopped for good.
+  match->end(wire::ErrorCode::MatchEnded, [this, match_id] { forget(match_id); });
   return wire::ErrorCode::Ok;
 }
 
-void MatchRegistry::end_all(std::function<void()> on_done) {
-  std::map<std::uint32_t, std::shared_ptr<Match>> all;
+void MatchRegistry::forget(std::uint32_t match_id) {
   {
     std::unique_lock lock(mutex_);
-    all.swap(matches_);
+    matches_.erase(match_id);
   }
-  if (all.empty()) {
+  services_.metrics->remove_labelled("match", std::to_string(match_id));
+}
+
+void MatchRegistry::end_all(std::function<void()> on_done) {
+  std::vector<std::shared_ptr<Match>> ending;
+  {
+    std::shared_lock lock(mutex_);
+    for (const auto& [id, match] : matches_)
+      if (!match->ending()) ending.push_back(match);
+  }
+  if (ending.empty()) {
     if (on_done) on_done();
     return;
   }
-  auto remaining = std::make_shared<std::atomic<std::size_t>>(all.size());
+  auto remaining = std::make_shared<std::atomic<std::size_t>>(ending.size());
   auto done = std::make_shared<std::function<void()>>(std::move(on_done));
-  for (auto& [id, match] : all)
-    match->end(wire::ErrorCode::ShuttingDown, [remaining, done] {
+  for (const auto& match : ending)
+    match->end(wire::ErrorCode::ShuttingDown, [this, remaining, done, id = match->id()] {
+      forget(id);
       if (remaining->fetch_sub(1) == 1 && *done) (*done)();
     });
 }

@@ -57,6 +57,7 @@ class MatchRegistry final : public MatchDirectory {
   std::size_t size() const;
 
  private:
+  void forget(std::uint32_t match_id);
   std::vector<MatchWorker> workers_;
   std::map<std::string, std::shared_ptr<const HostedLevel>> levels_;
   MatchDefaults defaults_;

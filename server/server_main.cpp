@@ -7,7 +7,9 @@
 // (a port in use, a level that does not load).
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <csignal>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -77,13 +79,23 @@ int main(int argc, char** argv) {
 
   boost::asio::io_context signals_context;
   boost::asio::signal_set signals(signals_context, SIGINT, SIGTERM);
-  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
-    if (ec) return;
-    std::fprintf(stderr, "shiftcast-server: signal %d: shutting down\n", signal);
-    server.shutdown();
-  });
+  // Stays armed until the end: a second SIGTERM while the matches flush must not kill the process.
+  std::function<void(const boost::system::error_code&, int)> on_signal =
+      [&](const boost::system::error_code& ec, int signal) {
+        if (ec) return;
+        std::fprintf(stderr, "shiftcast-server: signal %d: shutting down\n", signal);
+        server.shutdown();
+        signals.async_wait(on_signal);
+      };
+  signals.async_wait(on_signal);
   std::thread signal_thread([&] { signals_context.run(); });
   server.wait();
+  // From here on a late signal stays pending and dies with the process instead of killing it mid-exit.
+  sigset_t late;
+  sigemptyset(&late);
+  sigaddset(&late, SIGINT);
+  sigaddset(&late, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &late, nullptr);
   signals_context.stop();
   signal_thread.join();
   std::printf("shiftcast-server stopped\n");

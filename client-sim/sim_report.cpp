@@ -9,9 +9,6 @@
 #include <optional>
 #include <utility>
 
-#include "client-sim/http_get.hpp"
-#include "client-sim/prometheus_text.hpp"
-
 namespace shiftcast {
 namespace {
 
@@ -133,121 +130,6 @@ std::string percentile_row(std::string_view label, const Percentiles& p) {
                             kColumnWidth, p.p99, kColumnWidth, p.max, kColumnWidth, p.count, kColumnWidth);
 }
 
-// ---- JSON -----------------------------------------------------------------------------------------
-
-// The length of the valid UTF-8 sequence at s[i], 0 if the bytes there are not one.
-std::size_t utf8_sequence(std::string_view s, std::size_t i) {
-  auto byte = [&](std::size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
-  auto continuation = [&](std::size_t k) { return (byte(k) & 0xC0u) == 0x80u; };
-  unsigned c = byte(i);
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return continuation(i + 1) ? 2 : 0;
-  // The second byte's range excludes overlong forms, surrogates and code points above U+10FFFF.
-  unsigned low = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
-  unsigned high = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
-  unsigned second = byte(i + 1);
-  if (second < low || second > high) return 0;
-  if (c >= 0xE0 && c <= 0xEF) return continuation(i + 2) ? 3 : 0;
-  if (c >= 0xF0 && c <= 0xF4) return continuation(i + 2) && continuation(i + 3) ? 4 : 0;
-  return 0;
-}
-
-// Quoted and escaped; invalid UTF-8 (a failure reason may quote a peer's bytes) becomes U+FFFD.
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (std::size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    std::size_t length = utf8_sequence(s, i);
-    if (length == 0) {
-      out += "\\ufffd";
-      ++i;
-      continue;
-    }
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7F) {
-      out += fmt::format("\\u{:04x}", c);
-    } else {
-      out.append(s.substr(i, length));
-    }
-    i += length;
-  }
-  return out + "\"";
-}
-
-// Shortest text that reads back to the same double; null for NaN and infinities (JSON has neither).
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  return std::string(buf, end);
-}
-std::string json_number(std::uint64_t v) {
-  return std::to_string(v);
-}
-std::string json_number(int v) {
-  return std::to_string(v);
-}
-
-// Pretty-printed, two spaces a level, keys in the order written: the same report gives the same bytes.
-class JsonWriter {
- public:
-  void value(std::string_view key, const std::string& raw) {
-    prefix(key);
-    out_ += raw;
-  }
-  void open(std::string_view key, char bracket) {
-    prefix(key);
-    out_ += bracket;
-    has_items_.push_back(false);
-  }
-  void close(char bracket) {
-    bool had_items = has_items_.back();
-    has_items_.pop_back();
-    if (had_items) newline();
-    out_ += bracket;
-  }
-  void percentiles(std::string_view key, const Percentiles& p) {
-    open(key, '{');
-    value("p50", json_number(p.p50));
-    value("p95", json_number(p.p95));
-    value("p99", json_number(p.p99));
-    value("max", json_number(p.max));
-    value("count", json_number(p.count));
-    close('}');
-  }
-  void strings(std::string_view key, const std::vector<std::string>& items) {
-    open(key, '[');
-    for (const std::string& item : items)
-      value({}, json_string(item));
-    close(']');
-  }
-  std::string text() const { return out_ + "\n"; }
-
- private:
-  void newline() {
-    out_ += '\n';
-    out_.append(2 * has_items_.size(), ' ');
-  }
-  // Separator and key of the next item (none for the root value or array elements).
-  void prefix(std::string_view key) {
-    if (has_items_.empty()) return;
-    if (has_items_.back()) out_ += ',';
-    has_items_.back() = true;
-    newline();
-    if (!key.empty()) out_ += json_string(key) + ": ";
-  }
-  std::string out_;
-  std::vector<bool> has_items_;
-};
-
 }  // namespace
 
 Percentiles percentiles(std::vector<double> samples) {
@@ -267,84 +149,6 @@ Percentiles percentiles(std::vector<double> samples) {
   out.max = samples.back();
   out.count = n;
   return out;
-}
-
-ServerMetrics server_metrics_from_text(std::string_view prometheus_text) {
-  ServerMetrics m;
-  PrometheusText text = parse_prometheus_text(prometheus_text);
-  if (!text.error.empty()) {
-    m.error = "malformed /metrics: " + text.error;
-    return m;
-  }
-  auto counter = [&](const PrometheusSample& s, std::uint64_t& sum) {
-    if (!std::isfinite(s.value) || s.value < 0) {
-      m.error = fmt::format("/metrics: {} = {}: not a count", s.name, s.value);
-      return false;
-    }
-    sum += static_cast<std::uint64_t>(std::llround(s.value));
-    return true;
-  };
-  bool cpu_seen = false;
-  std::map<double, std::uint64_t> buckets;  // le -> cumulative count over every match; +Inf sorts last
-  for (const PrometheusSample& s : text.samples) {
-    if (s.name == "process_cpu_seconds_total") {
-      m.cpu_seconds = s.value;
-      cpu_seen = std::isfinite(s.value);
-    } else if (s.name == "shiftcast_invariant_violations_total") {
-      if (!counter(s, m.invariant_violations)) return m;
-    } else if (s.name == "shiftcast_late_ticks_total") {
-      if (!counter(s, m.late_ticks)) return m;
-    } else if (s.name == "shiftcast_tick_seconds_bucket") {
-      const std::string* le = s.label("le");
-      std::optional<double> bound = le ? parse_prometheus_value(*le) : std::nullopt;
-      if (!bound || std::isnan(*bound)) {
-        m.error = "/metrics: a shiftcast_tick_seconds bucket without a valid le label";
-        return m;
-      }
-      if (!counter(s, buckets[*bound])) return m;
-    }
-  }
-  if (!cpu_seen) {
-    m.error = "/metrics: no process_cpu_seconds_total";
-    return m;
-  }
-  if (!buckets.empty() && !std::isinf(buckets.rbegin()->first)) {
-    m.error = "/metrics: shiftcast_tick_seconds has no +Inf bucket";
-    return m;
-  }
-  for (const auto& [bound, count] : buckets) {
-    // Sums per bound are a histogram only if every match has the same bounds (the server's are one
-    // constant); anything else shows as counts going down.
-    if (!m.tick_bucket_counts.empty() && count < m.tick_bucket_counts.back()) {
-      m.error =
-          "/metrics: shiftcast_tick_seconds buckets are not cumulative (bounds differ between matches?)";
-      m.tick_bucket_bounds.clear();
-      m.tick_bucket_counts.clear();
-      return m;
-    }
-    if (!std::isinf(bound)) m.tick_bucket_bounds.push_back(bound);
-    m.tick_bucket_counts.push_back(count);
-  }
-  m.ok = true;
-  return m;
-}
-
-ServerMetrics scrape_server_metrics(const SimOptions& options) {
-  HttpResponse response = http_get(options.host, options.http_port, "/metrics", kMetricsScrapeTimeout);
-  if (!response.error.empty()) {
-    ServerMetrics m;
-    m.error = response.error;
-    return m;
-  }
-  if (response.status != 200) {
-    ServerMetrics m;
-    m.error =
-        fmt::format("GET http://{}:{}/metrics: HTTP {}", options.host, options.http_port, response.status);
-    return m;
-  }
-  ServerMetrics m = server_metrics_from_text(response.body);
-  m.taken = std::chrono::steady_clock::now();
-  return m;
 }
 
 SimReport make_report(const SimOptions& options, const SimRunResult& run, const ServerMetrics& before,
@@ -550,58 +354,6 @@ std::string format_progress_line(const SimProgress& p, const SimProgress& previo
       p.failed, compact(rate(p.snapshots, previous.snapshots)), compact(rate(p.commands, previous.commands)),
       compact(rate(p.events, previous.events)), compact(rate(p.rpc_calls, previous.rpc_calls)),
       p.input_ack_p99_ms);
-}
-
-std::string report_json(const SimReport& r) {
-  JsonWriter w;
-  w.open({}, '{');
-  w.value("matches", json_number(r.matches));
-  w.value("clients_per_match", json_number(r.clients_per_match));
-  w.value("tick_rate", json_number(r.tick_rate));
-  w.value("snapshot_rate", json_number(r.snapshot_rate));
-  w.value("snapshot_rate_expected", json_number(r.snapshot_rate_expected));
-  w.value("level", json_string(r.level));
-  w.value("clients", json_number(r.clients));
-  w.value("clients_connected", json_number(r.clients_connected));
-  w.value("clients_failed", json_number(r.clients_failed));
-  w.strings("failures", r.failures);
-  w.value("connect_seconds", json_number(r.connect_seconds));
-  w.value("load_seconds", json_number(r.load_seconds));
-  w.value("client_late_ticks", json_number(r.client_late_ticks));
-  w.value("tick_rate_achieved", json_number(r.tick_rate_achieved));
-  w.value("snapshot_rate_achieved", json_number(r.snapshot_rate_achieved));
-  w.percentiles("input_ack_ms", r.input_ack_ms);
-  w.value("input_ack_p99_ticks", json_number(r.input_ack_p99_ticks));
-  w.open("rpc_ms", '{');
-  for (const auto& [kind, p] : r.rpc_ms)
-    w.percentiles(kind, p);
-  w.close('}');
-  w.value("rpc_errors", json_number(r.rpc_errors));
-  w.open("rpc_errors_by_code", '{');
-  for (const auto& [code, count] : r.rpc_errors_by_code)
-    w.value(code, json_number(count));
-  w.close('}');
-  w.open("bandwidth_kbps", '{');
-  w.value("up", json_number(r.bandwidth_up_kbps));
-  w.value("down", json_number(r.bandwidth_down_kbps));
-  w.close('}');
-  w.value("packet_loss_down", json_number(r.packet_loss_down));
-  w.value("events_delivered", json_number(r.events_delivered));
-  w.value("events_lost", json_number(r.events_lost));
-  w.value("event_order_violations", json_number(r.event_order_violations));
-  w.value("snapshot_continuity_violations", json_number(r.snapshot_continuity_violations));
-  w.percentiles("movement_error", r.movement_error);
-  w.value("server_metrics_ok", r.server_metrics_ok ? "true" : "false");
-  w.value("server_metrics_error", json_string(r.server_metrics_error));
-  w.percentiles("server_tick_ms", r.server_tick_ms);
-  w.value("server_late_ticks", json_number(r.server_late_ticks));
-  w.value("invariant_violations", json_number(r.invariant_violations));
-  w.value("server_cpu_percent", json_number(r.server_cpu_percent));
-  w.value("server_cpu_percent_per_player", json_number(r.server_cpu_percent_per_player));
-  w.value("budgets_met", r.budgets_met ? "true" : "false");
-  w.strings("budgets_missed", r.budgets_missed);
-  w.close('}');
-  return w.text();
 }
 
 }  // namespace shiftcast

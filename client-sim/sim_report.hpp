@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "client-sim/server_metrics.hpp"
 #include "client-sim/sim_options.hpp"
 #include "client-sim/sim_runner.hpp"
 
@@ -34,27 +35,6 @@ struct Percentiles {
 };
 // Nearest rank (the smallest sample with at least p% of the samples at or below it); zeros when empty.
 Percentiles percentiles(std::vector<double> samples);
-
-// The server's view, from GET /metrics: cumulative values at one moment.
-struct ServerMetrics {
-  bool ok = false;
-  std::string error;
-  double cpu_seconds = 0;                  // process_cpu_seconds_total
-  std::uint64_t invariant_violations = 0;  // summed over every match
-  std::uint64_t late_ticks = 0;
-  std::vector<double> tick_bucket_bounds;         // seconds
-  std::vector<std::uint64_t> tick_bucket_counts;  // cumulative, summed over every match; +Inf last
-  // When the page was read (scrape_server_metrics sets it): CPU per second is taken over the time between
-  // two scrapes, which holds all of its CPU seconds; {} (unknown): over the run's load_seconds.
-  std::chrono::steady_clock::time_point taken{};
-};
-
-inline constexpr std::chrono::milliseconds kMetricsScrapeTimeout{5000};
-
-// GET http://host:http_port/metrics; ok = false with the reason when unreachable or malformed.
-ServerMetrics scrape_server_metrics(const SimOptions& options);
-// The part of a /metrics page the report uses; ok = false with the reason on a malformed page.
-ServerMetrics server_metrics_from_text(std::string_view prometheus_text);
 
 struct SimReport {
   // Everything the JSON has; see report_json for the field names.

@@ -14,6 +14,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "client-sim/client_thread.hpp"
 #include "client-sim/sim_client.hpp"
 
 namespace shiftcast {
@@ -23,70 +24,23 @@ using asio::ip::tcp;
 using asio::ip::udp;
 using Clock = std::chrono::steady_clock;
 
+using client_thread::ClientThread;
+using client_thread::kAdminTimeoutSeconds;
+using client_thread::Phase;
+using client_thread::PublishedTotals;
+using client_thread::RunShared;
+using client_thread::seconds_between;
+using client_thread::to_duration;
+
 namespace {
 
-// Each admin step (connecting, a batch of calls, ending the matches) must finish within this.
-constexpr double kAdminTimeoutSeconds = 10;
 // Admin calls in flight at once: pipelined enough to issue hundreds of tokens quickly, few enough that
 // each call's latency is the server's and not the length of a queue we built.
 constexpr std::size_t kAdminWindow = 32;
 // Connect tokens outlive the connect phase by this much (and are never shorter than kMinTokenSeconds).
 constexpr double kTokenMarginSeconds = 30;
 constexpr double kMinTokenSeconds = 60;
-// After the goodbyes, shots still in flight get this long to be answered before the channel closes.
-constexpr double kRpcDrainSeconds = 1;
 constexpr auto kProgressInterval = std::chrono::seconds(1);
-// A thread ticks its clients in slices this big, and lets the datagrams that arrived in the meantime be
-// handled between slices: a snapshot's acknowledgement is stamped when it arrives, not after the whole
-// tick loop (hundreds of bot thinks and sealed commands) is done.
-constexpr std::size_t kClientsPerSlice = 32;
-
-enum class Phase : int { kConnecting, kLoad, kStop };
-
-Clock::duration to_duration(double seconds) {
-  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
-
-double seconds_between(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
-
-// Wakes the calling thread when a client connects or fails, so the connect phase ends as soon as it can.
-struct Wakeup {
-  std::mutex mutex;
-  std::condition_variable cv;
-  std::uint64_t generation = 0;
-
-  void notify() {
-    {
-      std::lock_guard lock(mutex);
-      ++generation;
-    }
-    cv.notify_one();
-  }
-  void wait_until(Clock::time_point deadline, std::uint64_t& seen) {
-    std::unique_lock lock(mutex);
-    cv.wait_until(lock, deadline, [&] { return generation != seen; });
-    seen = generation;
-  }
-};
-
-// What a client thread publishes each tick for the progress line: plain stores, no locks.
-struct PublishedTotals {
-  std::atomic<int> connected{0};
-  std::atomic<int> failed{0};
-  std::atomic<std::uint64_t> snapshots{0};
-  std::atomic<std::uint64_t> commands{0};
-  std::atomic<std::uint64_t> events{0};
-  std::atomic<std::uint64_t> rpc_calls{0};
-  std::atomic<std::uint64_t> late_ticks{0};
-  std::array<std::atomic<std::uint64_t>, kAckBuckets> acks{};
-};
-
-struct RunShared {
-  std::atomic<Phase> phase{Phase::kConnecting};
-  Wakeup wakeup;
-};
 
 // "ip:port" from a connect token; an unspecified ip (a server bound to 0.0.0.0) means `host`.
 std::optional<udp::endpoint> token_endpoint(const std::string& address, const asio::ip::address& host) {
@@ -123,150 +77,6 @@ std::optional<ConnectToken> token_from_reply(const wire::IssueConnectTokenReply&
   std::copy(r.server_to_client_key()->begin(), r.server_to_client_key()->end(), t.server_to_client.begin());
   return t;
 }
-
-// One client thread: its io_context, its clients' sockets, one tick timer, one RPC channel for shots.
-class ClientThread {
- public:
-  ClientThread(const SimOptions& options, const SimLevel& level, RunShared& run, Clock::time_point epoch,
-               double unix_time_offset)
-      : run_(run), timer_(context_), rpc_(context_), nav_(*level.navmesh), world_(level.compiled.tree, {}) {
-    shared_.options = &options;
-    shared_.world = &world_;
-    shared_.nav = &nav_;
-    shared_.rpc = &rpc_;
-    shared_.fbb = &fbb_;
-    shared_.totals = &totals_;
-    shared_.bot.tick_rate = options.tick_rate;
-    shared_.bot.jump_per_second = options.behaviour.jump_per_second;
-    shared_.bot.strafe_per_second = options.behaviour.strafe_per_second;
-    shared_.bot.fire_per_second = options.behaviour.fire_per_second;
-    shared_.epoch = epoch;
-    shared_.unix_time_offset = unix_time_offset;
-    period_ = to_duration(1.0 / std::max(1, options.tick_rate));
-  }
-
-  void add(std::size_t global_index, ConnectToken token, const udp::endpoint& server,
-           const SimClientIdentity& identity) {
-    clients_.push_back(
-        {global_index, std::make_unique<SimClient>(context_, shared_, std::move(token), server, identity)});
-  }
-
-  // Connects the shots' RPC channel before the thread runs (on the calling thread: the context is idle).
-  std::string connect_rpc(const tcp::endpoint& server) {
-    std::string error = connect_blocking(context_, rpc_, server, kAdminTimeoutSeconds);
-    context_.restart();
-    return error;
-  }
-
-  void start(Clock::time_point first_tick) {
-    next_tick_ = first_tick;
-    thread_ = std::thread([this] { run(); });
-  }
-  void join() {
-    if (thread_.joinable()) thread_.join();
-  }
-  const PublishedTotals& published() const { return published_; }
-  std::vector<std::pair<std::size_t, std::unique_ptr<SimClient>>>& clients() { return clients_; }
-
- private:
-  double now() const { return seconds_between(shared_.epoch, Clock::now()); }
-
-  void run() {
-    const double t = now();
-    for (auto& [index, client] : clients_)
-      client->start(t);
-    publish();
-    schedule();
-    context_.run();
-  }
-
-  void schedule() {
-    timer_.expires_at(next_tick_);
-    timer_.async_wait([this](const boost::system::error_code& ec) {
-      if (!ec) on_tick();
-    });
-  }
-
-  void on_tick() {
-    const double t = now();
-    const Phase phase = run_.phase.load(std::memory_order_acquire);
-    if (phase == Phase::kStop) {
-      if (!stopping_) {
-        stopping_ = true;
-        stop_deadline_ = t + kRpcDrainSeconds;
-        shared_.measuring = false;
-        for (auto& [index, client] : clients_)
-          client->stop(t);
-      }
-      if (rpc_.pending() == 0 || t >= stop_deadline_) {
-        rpc_.close();  // what is still unanswered counts as connection_lost
-        publish();
-        return;  // no timer, no sockets: run() returns
-      }
-    } else {
-      shared_.measuring = phase == Phase::kLoad;
-      tick_slice(0);
-    }
-    // Drift-free: the next deadline is the previous plus the period. A thread more than a period behind
-    // skips the ticks it missed (counted) rather than send a burst of commands the server would drop.
-    next_tick_ += period_;
-    const auto late = Clock::now() - next_tick_;
-    if (late > period_) {
-      const auto skipped = late / period_;
-      next_tick_ += skipped * period_;
-      late_ticks_ += std::uint64_t(skipped);
-    }
-    schedule();
-  }
-
-  void tick_slice(std::size_t first) {
-    const double t = now();
-    const std::size_t end = std::min(clients_.size(), first + kClientsPerSlice);
-    for (std::size_t i = first; i < end; ++i)
-      clients_[i].second->tick(t);
-    if (end < clients_.size()) {
-      asio::post(context_, [this, end] { tick_slice(end); });
-    } else {
-      publish();
-    }
-  }
-
-  void publish() {
-    const int settled = totals_.connected + totals_.failed;
-    published_.connected.store(totals_.connected, std::memory_order_relaxed);
-    published_.failed.store(totals_.failed, std::memory_order_relaxed);
-    published_.snapshots.store(totals_.snapshots, std::memory_order_relaxed);
-    published_.commands.store(totals_.commands, std::memory_order_relaxed);
-    published_.events.store(totals_.events, std::memory_order_relaxed);
-    published_.rpc_calls.store(totals_.rpc_calls, std::memory_order_relaxed);
-    published_.late_ticks.store(late_ticks_, std::memory_order_relaxed);
-    for (std::size_t i = 0; i < kAckBuckets; ++i)
-      published_.acks[i].store(totals_.acks[i], std::memory_order_relaxed);
-    if (settled != last_settled_) {
-      last_settled_ = settled;
-      run_.wakeup.notify();
-    }
-  }
-
-  RunShared& run_;
-  asio::io_context context_;
-  asio::steady_timer timer_;
-  RpcChannel rpc_;
-  NavQuery nav_;
-  LevelMotorWorld world_;
-  flatbuffers::FlatBufferBuilder fbb_{512};
-  SimThreadTotals totals_;
-  SimThreadContext shared_;
-  std::vector<std::pair<std::size_t, std::unique_ptr<SimClient>>> clients_;  // global index, client
-  std::thread thread_;
-  Clock::duration period_{};
-  Clock::time_point next_tick_;
-  std::uint64_t late_ticks_ = 0;
-  bool stopping_ = false;
-  double stop_deadline_ = 0;
-  int last_settled_ = -1;
-  PublishedTotals published_;
-};
 
 // The progress line's numbers, summed over the threads; acks is the cumulative histogram.
 SimProgress gather(const std::vector<std::unique_ptr<ClientThread>>& threads, int clients, double elapsed,

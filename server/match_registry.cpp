@@ -10,7 +10,10 @@ MatchRegistry::MatchRegistry(std::vector<MatchWorker> workers,
     : workers_(std::move(workers)), levels_(std::move(levels)), defaults_(defaults), services_(services) {}
 
 std::shared_ptr<MatchHandle> MatchRegistry::find(std::uint32_t match_id) const {
-  return find_match(match_id);
+  // For the RPC a match is gone once EndMatch was answered; UDP still routes to it while it flushes.
+  std::shared_ptr<Match> match = find_match(match_id);
+  if (match == nullptr || match->ending()) return nullptr;
+  return match;
 }
 
 std::shared_ptr<Match> MatchRegistry::find_match(std::uint32_t match_id) const {
@@ -24,7 +27,7 @@ std::vector<std::shared_ptr<MatchHandle>> MatchRegistry::list() const {
   std::shared_lock lock(mutex_);
   std::vector<std::shared_ptr<MatchHandle>> out;
   for (const auto& [id, m] : matches_)
-    if (!m->ended()) out.push_back(m);
+    if (!m->ending()) out.push_back(m);
   return out;
 }
 

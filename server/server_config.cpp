@@ -22,6 +22,7 @@
 
 #include "protocol/crypto.hpp"
 #include "protocol/wire_constants.hpp"
+#include "server/config_settings.hpp"
 #include "server/logging.hpp"
 
 namespace shiftcast {
@@ -29,7 +30,27 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using config_settings::accepts_type;
+using config_settings::assign;
+using config_settings::check_number;
+using config_settings::check_text;
+using config_settings::expected_type;
+using config_settings::format_double;
+using config_settings::format_value;
+using config_settings::in_quotes;
+using config_settings::keys_of;
+using config_settings::kInf;
+using config_settings::kIsInteger;
+using config_settings::location;
+using config_settings::node_type_name;
+using config_settings::Range;
+using config_settings::Setting;
+using config_settings::suggestion;
+using config_settings::TextCheck;
+using config_settings::Value;
+using config_settings::value_of;
+using config_settings::value_of_text;
+
 constexpr int kMinTickRate = 20;
 constexpr int kMaxTickRate = 128;  // the design's range: beyond it a tick's work no longer fits its period
 // Past these a value is a typo (an extra digit), not a deployment.
@@ -38,34 +59,6 @@ constexpr double kMaxTimeoutSeconds = 3600;
 // A frame limit below this could not carry a Batch of a few queries.
 constexpr double kMinRpcFrameBytes = 1024;
 constexpr double kMaxWirePlayers = std::numeric_limits<std::uint16_t>::max();  // MatchStatus is a ushort
-// Typo suggestions: at most this many single-character edits away.
-constexpr std::size_t kMaxSuggestionDistance = 2;
-
-// A setting's accepted values; NaN is outside every range.
-struct Range {
-  double min = -kInf;
-  double max = kInf;
-  bool min_exclusive = false;
-
-  bool contains(double v) const { return (min_exclusive ? v > min : v >= min) && v <= max; }
-};
-
-template <class T>
-using Member = std::variant<int T::*, std::uint16_t T::*, std::uint32_t T::*, double T::*, std::string T::*>;
-
-using TextCheck = std::optional<std::string> (*)(std::string_view);
-
-// One row per setting: where it lives in the TOML file, its command-line flag ("" for none), the field
-// it sets and what it accepts. Parsing, overrides and validate() all read the same rows.
-template <class T>
-struct Setting {
-  std::string_view section;
-  std::string_view key;
-  std::string_view flag;
-  Member<T> member;
-  Range range{};              // numbers
-  TextCheck check = nullptr;  // strings
-};
 
 std::optional<std::string> check_log_level(std::string_view text) {
   if (parse_log_level(text)) return std::nullopt;
@@ -163,188 +156,6 @@ const std::array kMatchSettings{
 
 constexpr std::string_view kLevelArray = "level";
 constexpr std::string_view kMatchArray = "initial_match";
-
-// ---- values -------------------------------------------------------------------------------------------
-
-// What a TOML node or a flag's text turned into, before it is checked and stored.
-using Value = std::variant<std::int64_t, double, std::string>;
-
-std::string format_double(double v) {
-  char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  return std::string(buf, end);
-}
-
-std::string in_quotes(std::string_view text) {
-  return "\"" + std::string(text) + "\"";
-}
-
-std::string format_value(const Value& v) {
-  if (auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
-  if (auto* d = std::get_if<double>(&v)) return format_double(*d);
-  return in_quotes(std::get<std::string>(v));
-}
-
-template <class F>
-constexpr bool kIsInteger = std::is_integral_v<F>;
-
-// The range a numeric field really accepts: its setting's range within what the field's type holds.
-template <class F>
-Range effective_range(Range r) {
-  if constexpr (kIsInteger<F>) {
-    r.min = std::max(r.min, static_cast<double>(std::numeric_limits<F>::min()));
-    r.max = std::min(r.max, static_cast<double>(std::numeric_limits<F>::max()));
-  }
-  return r;
-}
-
-std::string describe(const Range& r) {
-  if (r.max == kInf)
-    return std::string(r.min_exclusive ? "must be > " : "must be >= ") + format_double(r.min);
-  if (r.min_exclusive) return "must be > " + format_double(r.min) + " and <= " + format_double(r.max);
-  return "must be " + format_double(r.min) + ".." + format_double(r.max);
-}
-
-// Checks a number bound for a field of type F against the setting; nothing if it is acceptable.
-template <class F, class T>
-std::optional<std::string> check_number(const Setting<T>& setting, double value) {
-  if (!std::isfinite(value)) return std::string("must be a finite number");
-  Range r = effective_range<F>(setting.range);
-  if (!r.contains(value)) return describe(r);
-  return std::nullopt;
-}
-
-std::optional<std::string> check_text(TextCheck check, const std::string& value) {
-  return check ? check(value) : std::nullopt;
-}
-
-template <class T>
-const char* expected_type(const Setting<T>& setting) {
-  return std::visit(
-      [](auto T::*member) {
-        using F = std::remove_reference_t<decltype(std::declval<T&>().*member)>;
-        if constexpr (std::is_same_v<F, std::string>) return "a string";
-        if constexpr (kIsInteger<F>) return "an integer";
-        return "a number";
-      },
-      setting.member);
-}
-
-// Integers are numbers too; nothing else converts.
-template <class T>
-bool accepts_type(const Setting<T>& setting, const Value& value) {
-  std::string_view expected = expected_type(setting);
-  if (std::holds_alternative<std::string>(value)) return expected == "a string";
-  if (std::holds_alternative<double>(value)) return expected == "a number";
-  return expected != "a string";
-}
-
-// Stores `value` into the setting's field, or says why not ("must be 20..128"). The value's type must
-// be one accepts_type() allows.
-template <class T>
-std::optional<std::string> assign(T& target, const Setting<T>& setting, const Value& value) {
-  return std::visit(
-      [&](auto T::*member) -> std::optional<std::string> {
-        using F = std::remove_reference_t<decltype(target.*member)>;
-        if constexpr (std::is_same_v<F, std::string>) {
-          const std::string& text = std::get<std::string>(value);
-          if (auto error = check_text(setting.check, text)) return error;
-          target.*member = text;
-        } else {
-          const auto* integer = std::get_if<std::int64_t>(&value);
-          double number = integer ? static_cast<double>(*integer) : std::get<double>(value);
-          if (auto error = check_number<F>(setting, number)) return error;
-          target.*member = static_cast<F>(number);
-        }
-        return std::nullopt;
-      },
-      setting.member);
-}
-
-const char* node_type_name(const toml::node& node) {
-  if (node.is_table()) return "a table";
-  if (node.is_array()) return "an array";
-  if (node.is_string()) return "a string";
-  if (node.is_integer()) return "an integer";
-  if (node.is_floating_point()) return "a float";
-  if (node.is_boolean()) return "a boolean";
-  return "a date or time";
-}
-
-std::optional<Value> value_of(const toml::node& node) {
-  if (auto* i = node.as_integer()) return Value{i->get()};
-  if (auto* d = node.as_floating_point()) return Value{d->get()};
-  if (auto* s = node.as_string()) return Value{s->get()};
-  return std::nullopt;
-}
-
-// A flag's text read as the field's type wants it.
-template <class T>
-std::optional<Value> value_of_text(const Setting<T>& setting, std::string_view text) {
-  return std::visit(
-      [&](auto T::*member) -> std::optional<Value> {
-        using F = std::remove_reference_t<decltype(std::declval<T&>().*member)>;
-        const char* end = text.data() + text.size();
-        if constexpr (std::is_same_v<F, std::string>) {
-          return Value{std::string(text)};
-        } else if constexpr (kIsInteger<F>) {
-          std::int64_t v = 0;
-          auto [p, ec] = std::from_chars(text.data(), end, v);
-          if (text.empty() || ec != std::errc() || p != end) return std::nullopt;
-          return Value{v};
-        } else {
-          double v = 0;
-          auto [p, ec] = std::from_chars(text.data(), end, v);
-          if (text.empty() || ec != std::errc() || p != end) return std::nullopt;
-          return Value{v};
-        }
-      },
-      setting.member);
-}
-
-// ---- messages -----------------------------------------------------------------------------------------
-
-std::string location(const std::string& source, const toml::source_region& where) {
-  std::ostringstream out;
-  out << source << ':' << where.begin.line << ':' << where.begin.column;
-  return out.str();
-}
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-// " (did you mean X?)" for the closest candidate, if it is close enough to be a typo of `name`.
-std::string suggestion(std::string_view name, const std::vector<std::string>& candidates) {
-  std::size_t best = kMaxSuggestionDistance + 1;
-  std::string best_name;
-  for (const std::string& c : candidates) {
-    std::size_t d = edit_distance(name, c);
-    if (d < best) best = d, best_name = c;
-  }
-  return best_name.empty() ? "" : " (did you mean " + best_name + "?)";
-}
-
-template <class T, std::size_t N>
-std::vector<std::string> keys_of(const std::array<Setting<T>, N>& settings, std::string_view section) {
-  std::vector<std::string> out;
-  for (const Setting<T>& s : settings) {
-    if (s.section == section) out.emplace_back(s.key);
-  }
-  return out;
-}
 
 std::vector<std::string> section_names() {
   std::vector<std::string> out;

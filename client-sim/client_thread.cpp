@@ -1,0 +1,151 @@
+#include "client-sim/client_thread.hpp"
+
+#include <algorithm>
+#include <boost/asio/post.hpp>
+
+namespace shiftcast::client_thread {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+using asio::ip::udp;
+
+namespace {
+
+// After the goodbyes, shots still in flight get this long to be answered before the channel closes.
+constexpr double kRpcDrainSeconds = 1;
+// A thread ticks its clients in slices this big, and lets the datagrams that arrived in the meantime be
+// handled between slices: a snapshot's acknowledgement is stamped when it arrives, not after the whole
+// tick loop (hundreds of bot thinks and sealed commands) is done.
+constexpr std::size_t kClientsPerSlice = 32;
+
+}  // namespace
+
+Clock::duration to_duration(double seconds) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+ClientThread::ClientThread(const SimOptions& options, const SimLevel& level, RunShared& run,
+                           Clock::time_point epoch, double unix_time_offset)
+    : run_(run), timer_(context_), rpc_(context_), nav_(*level.navmesh), world_(level.compiled.tree, {}) {
+  shared_.options = &options;
+  shared_.world = &world_;
+  shared_.nav = &nav_;
+  shared_.rpc = &rpc_;
+  shared_.fbb = &fbb_;
+  shared_.totals = &totals_;
+  shared_.bot.tick_rate = options.tick_rate;
+  shared_.bot.jump_per_second = options.behaviour.jump_per_second;
+  shared_.bot.strafe_per_second = options.behaviour.strafe_per_second;
+  shared_.bot.fire_per_second = options.behaviour.fire_per_second;
+  shared_.epoch = epoch;
+  shared_.unix_time_offset = unix_time_offset;
+  period_ = to_duration(1.0 / std::max(1, options.tick_rate));
+}
+
+void ClientThread::add(std::size_t global_index, ConnectToken token, const udp::endpoint& server,
+                       const SimClientIdentity& identity) {
+  clients_.push_back(
+      {global_index, std::make_unique<SimClient>(context_, shared_, std::move(token), server, identity)});
+}
+
+std::string ClientThread::connect_rpc(const tcp::endpoint& server) {
+  std::string error = connect_blocking(context_, rpc_, server, kAdminTimeoutSeconds);
+  context_.restart();
+  return error;
+}
+
+void ClientThread::start(Clock::time_point first_tick) {
+  next_tick_ = first_tick;
+  thread_ = std::thread([this] { run(); });
+}
+
+void ClientThread::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+double ClientThread::now() const {
+  return seconds_between(shared_.epoch, Clock::now());
+}
+
+void ClientThread::run() {
+  const double t = now();
+  for (auto& [index, client] : clients_)
+    client->start(t);
+  publish();
+  schedule();
+  context_.run();
+}
+
+void ClientThread::schedule() {
+  timer_.expires_at(next_tick_);
+  timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) on_tick();
+  });
+}
+
+void ClientThread::on_tick() {
+  const double t = now();
+  const Phase phase = run_.phase.load(std::memory_order_acquire);
+  if (phase == Phase::kStop) {
+    if (!stopping_) {
+      stopping_ = true;
+      stop_deadline_ = t + kRpcDrainSeconds;
+      shared_.measuring = false;
+      for (auto& [index, client] : clients_)
+        client->stop(t);
+    }
+    if (rpc_.pending() == 0 || t >= stop_deadline_) {
+      rpc_.close();  // what is still unanswered counts as connection_lost
+      publish();
+      return;  // no timer, no sockets: run() returns
+    }
+  } else {
+    shared_.measuring = phase == Phase::kLoad;
+    tick_slice(0);
+  }
+  // Drift-free: the next deadline is the previous plus the period. A thread more than a period behind
+  // skips the ticks it missed (counted) rather than send a burst of commands the server would drop.
+  next_tick_ += period_;
+  const auto late = Clock::now() - next_tick_;
+  if (late > period_) {
+    const auto skipped = late / period_;
+    next_tick_ += skipped * period_;
+    late_ticks_ += std::uint64_t(skipped);
+  }
+  schedule();
+}
+
+void ClientThread::tick_slice(std::size_t first) {
+  const double t = now();
+  const std::size_t end = std::min(clients_.size(), first + kClientsPerSlice);
+  for (std::size_t i = first; i < end; ++i)
+    clients_[i].second->tick(t);
+  if (end < clients_.size()) {
+    asio::post(context_, [this, end] { tick_slice(end); });
+  } else {
+    publish();
+  }
+}
+
+void ClientThread::publish() {
+  const int settled = totals_.connected + totals_.failed;
+  published_.connected.store(totals_.connected, std::memory_order_relaxed);
+  published_.failed.store(totals_.failed, std::memory_order_relaxed);
+  published_.snapshots.store(totals_.snapshots, std::memory_order_relaxed);
+  published_.commands.store(totals_.commands, std::memory_order_relaxed);
+  published_.events.store(totals_.events, std::memory_order_relaxed);
+  published_.rpc_calls.store(totals_.rpc_calls, std::memory_order_relaxed);
+  published_.late_ticks.store(late_ticks_, std::memory_order_relaxed);
+  for (std::size_t i = 0; i < kAckBuckets; ++i)
+    published_.acks[i].store(totals_.acks[i], std::memory_order_relaxed);
+  if (settled != last_settled_) {
+    last_settled_ = settled;
+    run_.wakeup.notify();
+  }
+}
+
+}  // namespace shiftcast::client_thread

@@ -1,0 +1,126 @@
+// ClientThread: one of run_simulation's client threads (sim_runner.cpp). It owns an io_context, its
+// clients' UDP sockets, a drift-free client tick timer and one pipelined RPC channel for its clients'
+// shots; the calling thread steers all of them through RunShared's phase and reads PublishedTotals for
+// the progress line. Internal to the simulator.
+//
+//   auto t = std::make_unique<ClientThread>(options, level, run, epoch, unix_now);
+//   t->add(index, std::move(token), server, identity);   // before start, on the calling thread
+//   t->connect_rpc(rpc_endpoint);  t->start(first_tick);
+//   run.phase.store(Phase::kStop);  t->join();  // then t->clients() hold the stats
+#pragma once
+
+#include <flatbuffers/flatbuffers.h>
+
+#include <array>
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ip/udp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "client-sim/sim_client.hpp"
+#include "client-sim/sim_runner.hpp"
+
+namespace shiftcast::client_thread {
+
+using Clock = std::chrono::steady_clock;
+
+// Each admin step (connecting, a batch of calls, ending the matches) must finish within this.
+inline constexpr double kAdminTimeoutSeconds = 10;
+
+enum class Phase : int { kConnecting, kLoad, kStop };
+
+Clock::duration to_duration(double seconds);
+double seconds_between(Clock::time_point a, Clock::time_point b);
+
+// Wakes the calling thread when a client connects or fails, so the connect phase ends as soon as it can.
+struct Wakeup {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::uint64_t generation = 0;
+
+  void notify() {
+    {
+      std::lock_guard lock(mutex);
+      ++generation;
+    }
+    cv.notify_one();
+  }
+  void wait_until(Clock::time_point deadline, std::uint64_t& seen) {
+    std::unique_lock lock(mutex);
+    cv.wait_until(lock, deadline, [&] { return generation != seen; });
+    seen = generation;
+  }
+};
+
+// What a client thread publishes each tick for the progress line: plain stores, no locks.
+struct PublishedTotals {
+  std::atomic<int> connected{0};
+  std::atomic<int> failed{0};
+  std::atomic<std::uint64_t> snapshots{0};
+  std::atomic<std::uint64_t> commands{0};
+  std::atomic<std::uint64_t> events{0};
+  std::atomic<std::uint64_t> rpc_calls{0};
+  std::atomic<std::uint64_t> late_ticks{0};
+  std::array<std::atomic<std::uint64_t>, kAckBuckets> acks{};
+};
+
+struct RunShared {
+  std::atomic<Phase> phase{Phase::kConnecting};
+  Wakeup wakeup;
+};
+
+// One client thread: its io_context, its clients' sockets, one tick timer, one RPC channel for shots.
+class ClientThread {
+ public:
+  ClientThread(const SimOptions& options, const SimLevel& level, RunShared& run, Clock::time_point epoch,
+               double unix_time_offset);
+
+  void add(std::size_t global_index, ConnectToken token, const boost::asio::ip::udp::endpoint& server,
+           const SimClientIdentity& identity);
+
+  // Connects the shots' RPC channel before the thread runs (on the calling thread: the context is idle).
+  std::string connect_rpc(const boost::asio::ip::tcp::endpoint& server);
+  void start(Clock::time_point first_tick);
+  void join();
+  const PublishedTotals& published() const { return published_; }
+  std::vector<std::pair<std::size_t, std::unique_ptr<SimClient>>>& clients() { return clients_; }
+
+ private:
+  double now() const;
+  void run();
+  void schedule();
+  void on_tick();
+  void tick_slice(std::size_t first);
+  void publish();
+
+  RunShared& run_;
+  boost::asio::io_context context_;
+  boost::asio::steady_timer timer_;
+  RpcChannel rpc_;
+  NavQuery nav_;
+  LevelMotorWorld world_;
+  flatbuffers::FlatBufferBuilder fbb_{512};
+  SimThreadTotals totals_;
+  SimThreadContext shared_;
+  std::vector<std::pair<std::size_t, std::unique_ptr<SimClient>>> clients_;  // global index, client
+  std::thread thread_;
+  Clock::duration period_{};
+  Clock::time_point next_tick_;
+  std::uint64_t late_ticks_ = 0;
+  bool stopping_ = false;
+  double stop_deadline_ = 0;
+  int last_settled_ = -1;
+  PublishedTotals published_;
+};
+
+}  // namespace shiftcast::client_thread

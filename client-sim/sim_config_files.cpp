@@ -1,0 +1,271 @@
+#include "client-sim/sim_config_files.hpp"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <toml++/toml.h>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+namespace shiftcast::sim_config_files {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ---- TOML values ----------------------------------------------------------------------------------
+
+// An error message for a wrong type or range, empty when `out` was set.
+std::string assign(const toml::node& node, double& out) {
+  if (auto i = node.value_exact<std::int64_t>()) {
+    out = static_cast<double>(*i);
+  } else if (auto d = node.value_exact<double>(); d && std::isfinite(*d)) {
+    out = *d;
+  } else {
+    return "must be a finite number";
+  }
+  return {};
+}
+
+std::string assign(const toml::node& node, float& out) {
+  double value = 0;
+  std::string error = assign(node, value);
+  if (error.empty()) out = static_cast<float>(value);
+  return error;
+}
+
+template <class Int>
+std::string assign_integer(const toml::node& node, Int& out) {
+  auto i = node.value_exact<std::int64_t>();
+  if (!i) return "must be an integer";
+  if (!std::in_range<Int>(*i)) return fmt::format("{} is out of range", *i);
+  out = static_cast<Int>(*i);
+  return {};
+}
+
+std::string assign(const toml::node& node, int& out) {
+  return assign_integer(node, out);
+}
+std::string assign(const toml::node& node, std::uint32_t& out) {
+  return assign_integer(node, out);
+}
+std::string assign(const toml::node& node, std::uint64_t& out) {
+  return assign_integer(node, out);
+}
+
+std::string assign(const toml::node& node, std::string& out) {
+  auto s = node.value_exact<std::string>();
+  if (!s) return "must be a string";
+  out = *s;
+  return {};
+}
+
+std::string where(const std::string& file, const toml::node& node) {
+  const toml::source_position& at = node.source().begin;
+  return at ? fmt::format("{}:{}:{}", file, at.line, at.column) : file;
+}
+
+toml::table parse_toml_file(const std::string& path, const char* what) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) throw SimUsageError(fmt::format("{} {}: no such file", what, path));
+  try {
+    return toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    const toml::source_position& at = e.source().begin;
+    throw SimUsageError(fmt::format("{}:{}:{}: {}", path, at.line, at.column, e.description()));
+  }
+}
+
+// ---- The profile ----------------------------------------------------------------------------------
+
+struct ProfileKey {
+  std::string_view table;
+  std::string_view key;
+  std::string (*assign)(const toml::node&, SimOptions&);
+};
+
+template <auto Field>
+std::string assign_run(const toml::node& node, SimOptions& o) {
+  return assign(node, o.*Field);
+}
+
+template <auto Group, auto Field>
+std::string assign_in(const toml::node& node, SimOptions& o) {
+  return assign(node, (o.*Group).*Field);
+}
+
+using O = SimOptions;
+using B = SimBudgets;
+using H = SimBehaviour;
+const ProfileKey kProfileKeys[] = {
+    {"run", "matches", &assign_run<&O::matches>},
+    {"run", "clients", &assign_run<&O::clients>},
+    {"run", "duration", &assign_run<&O::duration>},
+    {"run", "connect_timeout", &assign_run<&O::connect_timeout>},
+    {"run", "tick_rate", &assign_run<&O::tick_rate>},
+    {"run", "snapshot_rate", &assign_run<&O::snapshot_rate>},
+    {"run", "level", &assign_run<&O::level>},
+    {"run", "seed", &assign_run<&O::seed>},
+    {"run", "threads", &assign_run<&O::threads>},
+    {"budgets", "input_ack_p99_ticks", &assign_in<&O::budgets, &B::input_ack_p99_ticks>},
+    {"budgets", "events_lost", &assign_in<&O::budgets, &B::events_lost>},
+    {"budgets", "clients_failed", &assign_in<&O::budgets, &B::clients_failed>},
+    {"budgets", "invariant_violations", &assign_in<&O::budgets, &B::invariant_violations>},
+    {"budgets", "rpc_p99_ms", &assign_in<&O::budgets, &B::rpc_p99_ms>},
+    {"budgets", "movement_error_p99", &assign_in<&O::budgets, &B::movement_error_p99>},
+    {"budgets", "snapshot_rate_min_fraction", &assign_in<&O::budgets, &B::snapshot_rate_min_fraction>},
+    {"budgets", "server_tick_p99_ms", &assign_in<&O::budgets, &B::server_tick_p99_ms>},
+    {"budgets", "event_order_violations", &assign_in<&O::budgets, &B::event_order_violations>},
+    {"behaviour", "jump_per_second", &assign_in<&O::behaviour, &H::jump_per_second>},
+    {"behaviour", "strafe_per_second", &assign_in<&O::behaviour, &H::strafe_per_second>},
+    {"behaviour", "fire_per_second", &assign_in<&O::behaviour, &H::fire_per_second>},
+    {"behaviour", "rewound_fraction", &assign_in<&O::behaviour, &H::rewound_fraction>},
+};
+
+}  // namespace
+
+void load_profile(const std::string& path, SimOptions& o, std::vector<std::string>& errors) {
+  toml::table root = parse_toml_file(path, "profile");
+  for (auto&& [table_name, table_node] : root) {
+    const toml::table* table = table_node.as_table();
+    bool known = false;
+    for (const ProfileKey& k : kProfileKeys)
+      known = known || k.table == table_name.str();
+    if (!known || !table) {
+      errors.push_back(fmt::format("{}: {} {}: a profile has the tables [run], [budgets] and [behaviour]",
+                                   where(path, table_node), table ? "unknown table" : "unknown key",
+                                   table_name.str()));
+      continue;
+    }
+    for (auto&& [key, node] : *table) {
+      const ProfileKey* found = nullptr;
+      for (const ProfileKey& k : kProfileKeys) {
+        if (k.table == table_name.str() && k.key == key.str()) found = &k;
+      }
+      if (!found) {
+        errors.push_back(
+            fmt::format("{}: unknown key [{}] {}", where(path, node), table_name.str(), key.str()));
+      } else if (std::string error = found->assign(node, o); !error.empty()) {
+        errors.push_back(
+            fmt::format("{}: [{}] {}: {}", where(path, node), table_name.str(), key.str(), error));
+      }
+    }
+  }
+}
+
+// ---- The server's config --------------------------------------------------------------------------
+
+namespace {
+
+std::string resolve(const fs::path& dir, const std::string& path) {
+  if (path.empty() || fs::path(path).is_absolute()) return path;
+  return (dir / path).lexically_normal().string();
+}
+
+// The node at table.key as a T, or nullopt when absent; a wrong type is an error.
+template <class T>
+std::optional<T> read_key(const std::string& file, const toml::table* table, std::string_view section,
+                          std::string_view key, std::vector<std::string>& errors) {
+  if (!table) return std::nullopt;
+  const toml::node* node = table->get(key);
+  if (!node) return std::nullopt;
+  if (auto v = node->value_exact<T>()) return *v;
+  errors.push_back(fmt::format("{}: [{}] {}: must be {}", where(file, *node), section, key,
+                               std::is_same_v<T, std::string> ? "a string" : "an integer"));
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> read_port(const std::string& file, const toml::table* table, std::string_view key,
+                                      std::vector<std::string>& errors) {
+  std::optional<std::int64_t> port = read_key<std::int64_t>(file, table, "network", key, errors);
+  if (port && (*port < 0 || *port > kMaxPort)) {
+    errors.push_back(fmt::format("{}: [network] {} = {}: not a port", file, key, *port));
+    return std::nullopt;
+  }
+  return port;
+}
+
+}  // namespace
+
+ServerFile read_server_file(const std::string& path, std::vector<std::string>& errors) {
+  toml::table root = parse_toml_file(path, "server config");
+  const fs::path dir = fs::path(path).parent_path();
+  ServerFile out;
+  out.path = path;
+  const toml::table* network = root["network"].as_table();
+  if (auto address = read_key<std::string>(path, network, "network", "bind_address", errors)) {
+    // A server listening on every interface is reached on loopback from here.
+    if (*address == "0.0.0.0") *address = "127.0.0.1";
+    if (*address == "::") *address = "::1";
+    if (!address->empty()) out.host = *address;
+  }
+  out.rpc_port = read_port(path, network, "rpc_port", errors);
+  out.http_port = read_port(path, network, "http_port", errors);
+  const toml::table* security = root["security"].as_table();
+  if (auto key_file = read_key<std::string>(path, security, "security", "admin_key_file", errors)) {
+    out.admin_key_file = resolve(dir, *key_file);
+  }
+  if (const toml::node* levels = root.get("level")) {
+    const toml::array* array = levels->as_array();
+    if (!array)
+      errors.push_back(fmt::format("{}: [[level]] must be an array of tables", where(path, *levels)));
+    for (std::size_t i = 0; array && i < array->size(); ++i) {
+      const toml::table* table = (*array)[i].as_table();
+      if (!table) {
+        errors.push_back(fmt::format("{}: [[level]] #{} must be a table", where(path, (*array)[i]), i + 1));
+        continue;
+      }
+      LevelEntry level;
+      level.name = read_key<std::string>(path, table, "[level]", "name", errors).value_or("");
+      level.path = resolve(dir, read_key<std::string>(path, table, "[level]", "path", errors).value_or(""));
+      level.fallback =
+          resolve(dir, read_key<std::string>(path, table, "[level]", "fallback", errors).value_or(""));
+      out.levels.push_back(std::move(level));
+    }
+  }
+  return out;
+}
+
+std::string read_admin_key(const std::string& path, std::vector<std::string>& errors) {
+  std::ifstream in(path);
+  if (!in) {
+    errors.push_back(fmt::format("admin key file {}: cannot be read", path));
+    return {};
+  }
+  std::string line;
+  std::getline(in, line);
+  constexpr char kSpace[] = " \t\r\n";
+  std::size_t begin = line.find_first_not_of(kSpace);
+  if (begin == std::string::npos) {
+    errors.push_back(fmt::format("admin key file {}: the first line is empty", path));
+    return {};
+  }
+  return line.substr(begin, line.find_last_not_of(kSpace) - begin + 1);
+}
+
+bool is_file(const std::string& path) {
+  std::error_code ec;
+  return !path.empty() && fs::is_regular_file(path, ec);
+}
+
+std::string level_file_from(const ServerFile& server, const std::string& level,
+                            std::vector<std::string>& errors) {
+  std::string names;
+  for (const LevelEntry& entry : server.levels) {
+    if (entry.name == level) {
+      if (is_file(entry.path)) return entry.path;
+      if (is_file(entry.fallback)) return entry.fallback;
+      errors.push_back(fmt::format("{}: [[level]] {}: neither path '{}' nor fallback '{}' is a file",
+                                   server.path, level, entry.path, entry.fallback));
+      return {};
+    }
+    names += (names.empty() ? "" : ", ") + entry.name;
+  }
+  errors.push_back(fmt::format("level '{}' is not among the [[level]] entries of {} ({})", level, server.path,
+                               names.empty() ? "none" : names));
+  return {};
+}
+
+}  // namespace shiftcast::sim_config_files

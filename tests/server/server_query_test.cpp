@@ -98,7 +98,9 @@ TEST_F(ServerQueryTest, RaycastsOverRpcEqualTheWorldQueryOnTheSameLevel) {
     EXPECT_EQ(got.fraction, want.trace.fraction) << i;
     EXPECT_EQ(got.end, want.trace.end_position) << i;
     EXPECT_EQ(got.brush, want.trace.brush) << i;
-    if (want.trace.hit) EXPECT_EQ(got.normal, want.trace.normal) << i;
+    if (want.trace.hit) {
+      EXPECT_EQ(got.normal, want.trace.normal) << i;
+    }
   }
   EXPECT_EQ(server_.stop(), 0);
 }

@@ -266,10 +266,13 @@ EntityId Match::spawn_player() {
     spawns_used_ += int(i) + 1;
     return sim.add_player(feet, s.yaw_degrees * (kPi / 180));
   }
-  if (nav_ != nullptr) {
+  if (nav_ != nullptr && spawns > 0) {
+    // Only points a player could walk to from a spawn point: the navmesh also covers the tops of outer
+    // walls and other islands, from which a player would walk off into the void.
+    const Vec3 anchor = level.spawns[0].origin - Vec3{0, 0, kSpawnOriginAboveFeet};
     for (int attempt = 0; attempt < kRandomSpawnAttempts; ++attempt) {
       const std::optional<Vec3> p = nav_->random_point(spawn_rng_);
-      if (p && spot_is_free(*p)) return sim.add_player(*p, 0);
+      if (p && nav_->find_path(anchor, *p, spawn_path_) && spot_is_free(*p)) return sim.add_player(*p, 0);
     }
   }
   const SpawnPoint fallback = spawns == 0 ? SpawnPoint{} : level.spawns[std::size_t(spawns_used_++) % spawns];

@@ -138,6 +138,7 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   int spawns_used_ = 0;
   std::unique_ptr<NavQuery> nav_;  // worker thread only: spawn spots when every spawn point is taken
   std::uint32_t spawn_rng_ = 1;
+  std::vector<Vec3> spawn_path_;                 // scratch for the reachability check
   std::vector<wire::EntityState> world_states_;  // scratch, one per snapshot tick
   std::vector<ContactRecord> records_;
 

@@ -12,20 +12,20 @@ namespace shiftcast {
 
 struct SimClientStats {
   bool connected = false;
-  bool failed = false;      // never connected, or lost its connection before the end (not a goodbye)
-  std::string failure;      // why, for the report
+  bool failed = false;  // never connected, or lost its connection before the end (not a goodbye)
+  std::string failure;  // why, for the report
 
   // Traffic, counting each datagram's bytes plus kUdpIpv4HeaderBytes.
   std::uint64_t datagrams_up = 0;
   std::uint64_t datagrams_down = 0;
   std::uint64_t bytes_up = 0;
   std::uint64_t bytes_down = 0;
-  std::uint64_t server_sequence_max = 0;  // the newest server packet sequence seen
+  std::uint64_t server_sequence_max = 0;      // the newest server packet sequence seen
   std::uint64_t server_packets_received = 0;  // authentic server packets (for loss: 1 - received / max)
 
   // Snapshots: continuity.
   std::uint64_t snapshots = 0;
-  std::uint64_t snapshots_skipped = 0;        // baseline not held (ClientSession counts it)
+  std::uint64_t snapshots_skipped = 0;          // baseline not held (ClientSession counts it)
   std::uint64_t snapshot_tick_regressions = 0;  // a newer packet with an older snapshot tick applied
   std::uint64_t first_snapshot_tick = 0;
   std::uint64_t last_snapshot_tick = 0;

@@ -19,7 +19,6 @@ constexpr std::size_t kMinTableBytes = 4;
 // The root offset (4 bytes) and the file identifier (4 bytes).
 constexpr std::size_t kHeaderBytes = sizeof(flatbuffers::uoffset_t) + flatbuffers::kFileIdentifierLength;
 
-
 // "WrongIdentifier" -> "wrong_identifier".
 std::string snake_case(const char* camel) {
   std::string out;

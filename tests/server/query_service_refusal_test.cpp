@@ -17,23 +17,7 @@
 namespace shiftcast::query_test {
 namespace {
 
-class QueryRefusalTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { arena_ = new ArenaMatch(6, 8, 5, 10); }
-  static void TearDownTestSuite() {
-    delete arena_;
-    arena_ = nullptr;
-  }
-
-  SimMatch& match() { return *arena_->sim(); }
-  const TickHistory& history() { return match().history(); }
-  std::vector<Entity> entities_at(std::uint64_t tick) { return arena_->entities_at(tick); }
-
-  static inline ArenaMatch* arena_ = nullptr;
-  const std::uint32_t match_id_ = arena_->id;
-  const MatchDirectory& directory_ = arena_->directory;
-  QueryScratch scratch_;
-};
+using QueryRefusalTest = ArenaQueryTest<6, 8, 5, 10>;
 
 void expect_refused(const Reply& reply, wire::ErrorCode code, const std::string& detail_part) {
   EXPECT_EQ(reply.error.code, code) << reply.error.detail;

@@ -17,24 +17,7 @@ namespace {
 
 constexpr int kWarmTicks = 100;  // more than the one second (65 ticks) of history the match keeps
 
-// One match for the whole suite: building the arena's navmesh and settling the scene is the slow part.
-class QueryServiceTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { arena_ = new ArenaMatch(8, 12, 3, kWarmTicks); }
-  static void TearDownTestSuite() {
-    delete arena_;
-    arena_ = nullptr;
-  }
-
-  SimMatch& match() { return *arena_->sim(); }
-  const TickHistory& history() { return match().history(); }
-  std::vector<Entity> entities_at(std::uint64_t tick) { return arena_->entities_at(tick); }
-
-  static inline ArenaMatch* arena_ = nullptr;
-  const std::uint32_t match_id_ = arena_->id;
-  const MatchDirectory& directory_ = arena_->directory;
-  QueryScratch scratch_;
-};
+using QueryServiceTest = ArenaQueryTest<8, 12, 3, kWarmTicks>;
 
 TEST_F(QueryServiceTest, RaycastsEqualTheWorldQueryOnTheSnapshotUsed) {
   std::mt19937 rng(11);

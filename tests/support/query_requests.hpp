@@ -59,6 +59,27 @@ struct ArenaMatch {
   std::uint64_t latest() const { return sim()->history().latest()->tick; }
 };
 
+// A suite fixture over one ArenaMatch shared by every test of the suite: building the arena's navmesh and
+// settling the scene is the slow part.
+template <int kPlayers, int kProps, std::uint32_t kSeed, int kTicks>
+class ArenaQueryTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { arena_ = new ArenaMatch(kPlayers, kProps, kSeed, kTicks); }
+  static void TearDownTestSuite() {
+    delete arena_;
+    arena_ = nullptr;
+  }
+
+  SimMatch& match() { return *arena_->sim(); }
+  const TickHistory& history() { return match().history(); }
+  std::vector<Entity> entities_at(std::uint64_t tick) { return arena_->entities_at(tick); }
+
+  static inline ArenaMatch* arena_ = nullptr;
+  const std::uint32_t match_id_ = arena_->id;
+  const MatchDirectory& directory_ = arena_->directory;
+  QueryScratch scratch_;
+};
+
 inline float uniform(std::mt19937& rng, float lo, float hi) {
   return lo + (hi - lo) * float(rng() >> 8) * (1.0f / 16777216.0f);
 }

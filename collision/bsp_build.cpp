@@ -356,7 +356,7 @@ BspBuildResult build_bsp(std::span<const Brush> brushes, const BspBuildOptions& 
                                .max_depth = builder.stats.max_depth,
                                .build_ms = 0};
   result.tree = BspTree(std::move(builder.nodes), std::move(builder.leaves), std::move(builder.bevels), root,
-                        std::int32_t(brushes.size()), bounds);
+                        brushes, bounds);
   if (result.stats.max_depth > kMaxTreeDepth) result.error = BspBuildError::kTooDeep;
   result.stats.build_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -8,20 +8,34 @@
 // (open), the front child the part with distance >= −front offset (closed), so for a point the two
 // sides partition space exactly and a motion lying in a splitter plane is never lost between them.
 // A solid leaf's bevels narrow the part that reached it like a chain of back-only nodes would.
+//
+// The shifted planes are only a filter for shapes: near convex edges they meet beyond the true rounded
+// offset surface, so a leaf's shifted region is larger than where the shape really touches its cell. Every
+// solid leaf the motion reaches therefore asks the exact question of its brush (collision/brush_chord.hpp),
+// once per brush per query; only exact contacts lower the best impact, and every waiting share that starts
+// after it is cut away, so the walk stops as soon as the best exact contact is earlier than the next
+// leaf's shifted entry. A cell lies inside its leaf's brush, so the earliest exact contact over the brushes
+// of the reached leaves is the earliest contact with the level.
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
 
+#include "collision/brush_chord.hpp"
 #include "collision/bsp_tree.hpp"
+#include "collision/narrow_phase.hpp"
 
 namespace shiftcast {
 namespace {
 
 // Per-shape offset functors: the traversal is instantiated once per shape kind so the offset of each
 // node plane inlines to a few multiplies. kClipsBevels: a point needs no bevels (each supports its cell).
+// chord(): the exact chord of the shape, eroded by `erosion`, with one brush (collision/brush_chord.hpp).
 struct PointOffsets {
   static constexpr bool kClipsBevels = false;
   ShiftOffsets operator()(Vec3d) const { return {0.0, 0.0}; }
+  Chord chord(const BrushTopology& topo, const BrushTopology::Record& b, Vec3d ref, Vec3d w, double) const {
+    return sphere_chord(topo, b, ref, w, 0.0);
+  }
 };
 struct SphereOffsets {
   static constexpr bool kClipsBevels = true;
@@ -30,6 +44,10 @@ struct SphereOffsets {
   ShiftOffsets operator()(Vec3d n) const {
     const double along = dot(n, centre);
     return {radius - along, radius + along};
+  }
+  Chord chord(const BrushTopology& topo, const BrushTopology::Record& b, Vec3d ref, Vec3d w,
+              double erosion) const {
+    return sphere_chord(topo, b, ref + centre, w, std::max(0.0, radius - erosion));
   }
 };
 struct CylinderOffsets {
@@ -42,6 +60,12 @@ struct CylinderOffsets {
     const double rim = radius * std::sqrt(n.x * n.x + n.y * n.y);
     return {rim + std::max(0.0, -n.z) * height - along, rim + std::max(0.0, n.z) * height + along};
   }
+  Chord chord(const BrushTopology& topo, const BrushTopology::Record& b, Vec3d ref, Vec3d w,
+              double erosion) const {
+    const double ends = std::min(erosion, 0.5 * height);
+    return cylinder_chord(topo, b, ref + bottom + Vec3d{0, 0, ends}, w, std::max(0.0, radius - erosion),
+                          height - 2.0 * ends);
+  }
 };
 struct BoxOffsets {
   static constexpr bool kClipsBevels = true;
@@ -52,11 +76,19 @@ struct BoxOffsets {
     const double extent = std::abs(n.x) * half.x + std::abs(n.y) * half.y + std::abs(n.z) * half.z;
     return {extent - along, extent + along};
   }
+  Chord chord(const BrushTopology& topo, const BrushTopology::Record& b, Vec3d ref, Vec3d w,
+              double erosion) const {
+    return box_chord(topo, b, ref + centre, w, half, erosion);
+  }
 };
 struct HullOffsets {
   static constexpr bool kClipsBevels = true;
   const Shape* shape;
   ShiftOffsets operator()(Vec3d n) const { return shape->shift_offsets(n); }
+  Chord chord(const BrushTopology& topo, const BrushTopology::Record& b, Vec3d ref, Vec3d w,
+              double erosion) const {
+    return hull_chord(topo, b, shape->hull_vertices, shape->hull_edge_directions, ref, w, erosion);
+  }
 };
 
 // The plane through which the current segment start was entered (a node plane or a bevel), and whether
@@ -67,10 +99,112 @@ struct Entry {
   bool front = false;
 };
 
+// The best contact so far. A start in solid beats every contact (its t is below every share's start).
 struct Impact {
   double t = 1.0;
-  Entry entry;
+  Vec3d normal{};
   std::int32_t brush = kNoBrush;
+  bool start_solid = false;
+};
+
+constexpr double kStartSolidT = -1.0;
+
+// A ray's contact from the plane it entered through: no plane means it started inside.
+Impact impact_from_entry(double t, Entry entry, std::int32_t brush) {
+  if (entry.plane == nullptr) return {kStartSolidT, {}, brush, true};
+  const Vec3d n = to_double(entry.plane->normal);
+  return {t, entry.front ? -n : n, brush, false};
+}
+
+// The exact answer of one brush for one query (collision/brush_chord.hpp), remembered for the few
+// brushes the query met last: a brush split into many cells is asked once, not once per cell.
+template <class Offsets>
+class ExactTester {
+ public:
+  enum class Kind : std::uint8_t { kNone, kHit, kStartSolid };
+  struct Contact {
+    Kind kind = Kind::kNone;
+    double t = 0.0;  // first contact of the true shape, >= 0
+    Vec3d normal{};  // the brush's outward normal there
+  };
+
+  // t_end: 1 for a motion, 0 for a static test (any direction then serves to find the chord).
+  ExactTester(const BrushTopology& topo, const Offsets& offsets, const Shape& shape, Vec3d from, Vec3d delta,
+              double t_end)
+      : topo_(topo),
+        offsets_(offsets),
+        shape_(shape),
+        from_(from),
+        w_(t_end > 0.0 ? delta : Vec3d{1, 0, 0}),
+        t_end_(t_end) {}
+
+  const Contact& test(std::int32_t brush) {
+    for (int i = 0; i < kCached; ++i) {
+      if (cached_[i] == brush) return contacts_[i];
+    }
+    ++tests_;
+    const int slot = next_;
+    next_ = (next_ + 1) % kCached;
+    cached_[slot] = brush;
+    contacts_[slot] = decide(topo_.brush(brush));
+    return contacts_[slot];
+  }
+  int tests() const { return tests_; }
+
+  // Where the motion is in `brush` deeper than kPenetrationTolerance (empty when in >= out).
+  Chord solid_chord(std::int32_t brush) const {
+    const BrushTopology::Record& record = topo_.brush(brush);
+    if (record.faces.count == 0) return {};
+    return offsets_.chord(topo_, record, from_, w_, kPenetrationTolerance);
+  }
+
+ private:
+  Contact decide(const BrushTopology::Record& record) const {
+    Contact c;
+    if (record.faces.count == 0) return c;
+    if (t_end_ == 0.0) {
+      const Chord deep = offsets_.chord(topo_, record, from_, w_, kPenetrationTolerance);
+      if (deep.exists && deep.t_in < 0.0 && deep.t_out > 0.0) c.kind = Kind::kStartSolid;
+      return c;
+    }
+    const Chord skin = offsets_.chord(topo_, record, from_, w_, kContactSkin);
+    if (!skin.exists || skin.t_out <= 0.0 || skin.t_in >= t_end_) return c;
+    if (skin.t_in >= 0.0) {
+      const Chord touch = offsets_.chord(topo_, record, from_, w_, 0.0);
+      c.kind = Kind::kHit;
+      c.t = touch.exists ? std::max(0.0, touch.t_in) : skin.t_in;
+      c.normal = touch.exists ? touch.normal : skin.normal;
+      return c;
+    }
+    const Chord deep = offsets_.chord(topo_, record, from_, w_, kPenetrationTolerance);
+    if (deep.exists && deep.t_in < 0.0 && deep.t_out > 0.0) {
+      c.kind = Kind::kStartSolid;
+      return c;
+    }
+    // Touching, within the tolerance: a hit at once if the motion heads into the brush's nearest
+    // surface, free otherwise (sliding along it, or leaving it).
+    const Shape brush_hull = Shape::hull(topo_.vertices_float(record));
+    const ShapeDistance d = shape_distance(shape_, {to_float(from_), 0.0f}, brush_hull, {});
+    const Vec3d outward = -d.normal;  // from the brush towards the shape
+    if (dot(outward, w_) < 0.0) {
+      c.kind = Kind::kHit;
+      c.normal = outward;
+    }
+    return c;
+  }
+
+  static constexpr int kCached = 8;
+  const BrushTopology& topo_;
+  const Offsets& offsets_;
+  const Shape& shape_;
+  Vec3d from_;
+  Vec3d w_;
+  double t_end_;
+  std::int32_t cached_[kCached] = {kNoBrush, kNoBrush, kNoBrush, kNoBrush,
+                                   kNoBrush, kNoBrush, kNoBrush, kNoBrush};
+  Contact contacts_[kCached];
+  int next_ = 0;
+  int tests_ = 0;
 };
 
 // A share of the segment [t0, t1].
@@ -152,13 +286,16 @@ struct Pending {
 template <class Offsets>
 class Tracer {
  public:
-  Tracer(const BspTree& tree, Offsets offsets, Vec3d from, Vec3d delta)
+  Tracer(const BspTree& tree, Offsets offsets, const Shape& shape, Vec3d from, Vec3d delta, double t_end)
       : nodes_(tree.nodes().data()),
         leaves_(tree.leaves().data()),
         bevels_(tree.bevels().data()),
         offsets_(offsets),
         from_(from),
-        delta_(delta) {}
+        delta_(delta),
+        exact_(tree.topology(), offsets_, shape, from, delta, t_end) {}
+
+  int exact_tests() const { return exact_.tests(); }
 
   // Finds the earliest solid contact within [t0, t1]; lowers `best` and returns true when one is found.
   // Depth first with an explicit stack: where both children get a share, the one whose share starts
@@ -175,8 +312,15 @@ class Tracer {
           const BspLeaf& leaf = leaves_[leaf_index(child)];
           Span s{t0, t1, entry, true};
           if (clip_bevels(leaf, s)) {
-            best = {s.t0, s.entry, leaf.brush};
-            found = true;
+            const auto& c = exact_.test(leaf.brush);
+            if (c.kind == ExactTester<Offsets>::Kind::kStartSolid) {
+              best = {kStartSolidT, {}, leaf.brush, true};
+              return true;
+            }
+            if (c.kind == ExactTester<Offsets>::Kind::kHit && (!found || c.t < best.t)) {
+              best = {c.t, c.normal, leaf.brush, false};
+              found = true;
+            }
           }
           break;
         }
@@ -202,8 +346,9 @@ class Tracer {
       for (;;) {
         if (top == 0) return found;
         const Pending& p = stack[--top];
+        // A contact at t = 0 still lets shares starting at 0 in: one of them may start in solid.
         const double end = found ? std::min(p.t1, best.t) : p.t1;
-        if (p.t0 < end || (p.t0 == end && !found)) {
+        if (p.t0 < end || (p.t0 == end && (!found || end == 0.0))) {
           child = p.child;
           t0 = p.t0;
           t1 = end;
@@ -245,7 +390,7 @@ class Tracer {
         t1 = t;
       }
       if (child != kEmptyLeaf) {
-        best = {t0, entry, leaves_[leaf_index(child)].brush};
+        best = impact_from_entry(t0, entry, leaves_[leaf_index(child)].brush);
         return true;
       }
       if (top == 0) return false;
@@ -261,8 +406,12 @@ class Tracer {
   double solid_reach(std::int32_t child, double t0, double t1, double ts) const {
     if (child == kEmptyLeaf || t0 > ts) return ts;
     if (is_solid_leaf(child)) {
+      const BspLeaf& leaf = leaves_[leaf_index(child)];
       Span s{t0, t1, {}, true};
-      return clip_bevels(leaves_[leaf_index(child)], s) && s.t0 <= ts ? std::max(ts, s.t1) : ts;
+      if (!clip_bevels(leaf, s) || s.t0 > ts) return ts;
+      if constexpr (!Offsets::kClipsBevels) return std::max(ts, s.t1);  // a point: the cell is exact
+      const Chord c = exact_.solid_chord(leaf.brush);
+      return c.exists && c.t_in <= ts && c.t_out > ts ? std::max(ts, c.t_out) : ts;
     }
     const BspNode& node = nodes_[child];
     Span back;
@@ -304,10 +453,15 @@ class Tracer {
   Offsets offsets_;
   Vec3d from_;
   Vec3d delta_;
+  mutable ExactTester<Offsets> exact_;  // per query: the tracer lives on the query's stack
 };
 
+// The first brush the shape at p overlaps deeper than kPenetrationTolerance: every solid leaf whose shifted
+// region holds p asks its brush the exact question (`exact` is a static tester at p; unused for a point,
+// whose cell is exact).
 template <class Offsets>
-std::int32_t overlap_brush(const BspTree& tree, std::int32_t child, const Offsets& offsets, Vec3d p) {
+std::int32_t overlap_brush(const BspTree& tree, std::int32_t child, const Offsets& offsets, Vec3d p,
+                           ExactTester<Offsets>& exact) {
   const auto back_of = [&](const Plane& plane, ShiftOffsets& off) {
     const Vec3d n = to_double(plane.normal);
     off = offsets(n);
@@ -320,7 +474,7 @@ std::int32_t overlap_brush(const BspTree& tree, std::int32_t child, const Offset
     const bool back = dist < off.back;
     const bool front = dist > -off.front;
     if (back && front) {
-      const std::int32_t found = overlap_brush(tree, node.child[0], offsets, p);
+      const std::int32_t found = overlap_brush(tree, node.child[0], offsets, p, exact);
       if (found != kNoBrush) return found;
       child = node.child[1];
     } else if (back || front) {
@@ -329,9 +483,9 @@ std::int32_t overlap_brush(const BspTree& tree, std::int32_t child, const Offset
       // Only a shape with no width along n gets here: it lies exactly in the plane. It is in solid only
       // where both sides are (the plane cuts through a brush), not on the face of a brush on one side:
       // a point on a floor's top face is outside the floor, whichever way the splitter faces.
-      const std::int32_t below = overlap_brush(tree, node.child[0], offsets, p);
+      const std::int32_t below = overlap_brush(tree, node.child[0], offsets, p, exact);
       if (below == kNoBrush) return kNoBrush;
-      return overlap_brush(tree, node.child[1], offsets, p) == kNoBrush ? kNoBrush : below;
+      return overlap_brush(tree, node.child[1], offsets, p, exact) == kNoBrush ? kNoBrush : below;
     }
   }
   if (child == kEmptyLeaf) return kNoBrush;
@@ -342,32 +496,33 @@ std::int32_t overlap_brush(const BspTree& tree, std::int32_t child, const Offset
       ShiftOffsets off;
       if (!(back_of(bevel, off) < off.back)) return kNoBrush;
     }
+    return exact.test(leaf.brush).kind == ExactTester<Offsets>::Kind::kStartSolid ? leaf.brush : kNoBrush;
   }
   return leaf.brush;
 }
 
 template <class Offsets>
-TraceResult run_trace(const BspTree& tree, const Offsets& offsets, float reach, Vec3 from, Vec3 to) {
+TraceResult run_trace(const BspTree& tree, const Offsets& offsets, const Shape& shape, Vec3 from, Vec3 to) {
   TraceResult result;
   result.end_position = to;
   const Vec3d from_d = to_double(from);
   const Vec3d delta = to_double(to) - from_d;
-  const Tracer<Offsets> tracer(tree, offsets, from_d, delta);
-  Impact impact;
   const double t_end = delta == Vec3d{} ? 0.0 : 1.0;
-  const std::int32_t start = tree.start_node(min(from, to), max(from, to), reach);
+  const Tracer<Offsets> tracer(tree, offsets, shape, from_d, delta, t_end);
+  Impact impact;
+  const std::int32_t start = tree.start_node(min(from, to), max(from, to), shape.reach());
   bool found;
   if constexpr (std::is_same_v<Offsets, PointOffsets>) {
     found = tracer.first_impact_point(start, t_end, impact);
   } else {
     found = tracer.first_impact(start, 0.0, t_end, {}, impact);
   }
+  result.exact_tests = std::uint16_t(std::min(tracer.exact_tests(), 0xffff));
   if (!found) return result;
 
   result.hit = true;
   result.brush = impact.brush;
-  result.fraction = float(std::clamp(impact.t, 0.0, 1.0));
-  if (impact.entry.plane == nullptr) {
+  if (impact.start_solid) {
     result.start_solid = true;
     result.fraction = 0.0f;
     result.end_position = from;
@@ -381,13 +536,13 @@ TraceResult run_trace(const BspTree& tree, const Offsets& offsets, float reach, 
     result.all_solid = t_end == 0.0 || reach >= 1.0;
     return result;
   }
-  const Vec3d plane_normal = to_double(impact.entry.plane->normal);
-  const Vec3d normal = impact.entry.front ? -plane_normal : plane_normal;
-  result.normal = to_float(normal);
-  // The entering plane approaches at speed −n·delta > 0 per unit t; back off kSurfaceBackoff along n.
-  const double approach = -dot(normal, delta);
-  const double backed = approach > 0.0 ? impact.t - double(kSurfaceBackoff) / approach : 0.0;
-  result.end_position = to_float(from_d + delta * std::max(0.0, backed));
+  const double t = std::clamp(impact.t, 0.0, 1.0);
+  result.fraction = float(t);
+  result.normal = to_float(impact.normal);
+  // Back along the motion by kSurfaceBackoff: the gap to the brush is then at most that, whatever the
+  // angle of approach, and the shape is outside it (it stands before its first contact).
+  const double backed = t - double(kSurfaceBackoff) / length(delta);
+  result.end_position = backed > 0.0 ? to_float(from_d + delta * backed) : from;
   return result;
 }
 
@@ -421,8 +576,7 @@ TraceResult refused(QueryStatus status, Vec3 from) {
 TraceResult BspTree::trace(const Shape& shape, Vec3 from, Vec3 to) const {
   if (!is_finite(from) || !is_finite(to)) return refused(QueryStatus::kNonFiniteInput, from);
   if (!shape.valid()) return refused(QueryStatus::kInvalidShape, from);
-  return with_offsets(
-      shape, [&](const auto& offsets) { return run_trace(*this, offsets, shape.reach(), from, to); });
+  return with_offsets(shape, [&](const auto& offsets) { return run_trace(*this, offsets, shape, from, to); });
 }
 
 TraceResult BspTree::raycast(Vec3 origin, Vec3 direction, float max_distance) const {
@@ -431,7 +585,8 @@ TraceResult BspTree::raycast(Vec3 origin, Vec3 direction, float max_distance) co
   }
   const Vec3 to = origin + normalize(direction) * max_distance;
   if (!is_finite(to)) return refused(QueryStatus::kNonFiniteInput, origin);
-  return run_trace(*this, PointOffsets{}, 0.0f, origin, to);
+  const Shape point = Shape::point();
+  return run_trace(*this, PointOffsets{}, point, origin, to);
 }
 
 OverlapResult BspTree::overlap(const Shape& shape, Vec3 position) const {
@@ -445,15 +600,21 @@ OverlapResult BspTree::overlap(const Shape& shape, Vec3 position) const {
     return result;
   }
   const std::int32_t start = start_node(position, position, shape.reach());
-  result.brush = with_offsets(
-      shape, [&](const auto& offsets) { return overlap_brush(*this, start, offsets, to_double(position)); });
+  const Vec3d p = to_double(position);
+  result.brush = with_offsets(shape, [&](const auto& offsets) {
+    ExactTester exact(topology_, offsets, shape, p, {}, 0.0);
+    return overlap_brush(*this, start, offsets, p, exact);
+  });
   result.overlap = result.brush != kNoBrush;
   return result;
 }
 
 std::int32_t BspTree::point_brush(Vec3 p) const {
   if (!is_finite(p)) return kNoBrush;
-  return overlap_brush(*this, start_node(p, p, 0.0f), PointOffsets{}, to_double(p));
+  const PointOffsets offsets;
+  const Shape point = Shape::point();
+  ExactTester exact(topology_, offsets, point, to_double(p), {}, 0.0);
+  return overlap_brush(*this, start_node(p, p, 0.0f), offsets, to_double(p), exact);
 }
 
 }  // namespace shiftcast

@@ -12,13 +12,14 @@ constexpr float kStoredNormalTolerance = 1e-3f;
 }  // namespace
 
 BspTree::BspTree(std::vector<BspNode> nodes, std::vector<BspLeaf> leaves, std::vector<Plane> bevels,
-                 std::int32_t root, std::int32_t brush_count, Aabb bounds)
+                 std::int32_t root, std::span<const Brush> brushes, Aabb bounds)
     : nodes_(std::move(nodes)),
       leaves_(std::move(leaves)),
       bevels_(std::move(bevels)),
       root_(root),
-      brush_count_(brush_count),
-      bounds_(bounds) {
+      brush_count_(std::int32_t(brushes.size())),
+      bounds_(bounds),
+      topology_(brushes) {
   if (check() == BspLoadError::kNone) build_start_grid();
 }
 

@@ -10,10 +10,9 @@
 //   tree.point_brush(p)                             which brush holds p (kNoBrush in empty space)
 //
 // Results follow the contract in collision/trace_result.hpp. Accuracy: point queries and raycasts are
-// exact against the stored float planes (evaluated in double). Shape queries are conservative: they never
-// miss a contact and never report one later than it happens, but near convex edges the shifted planes
-// meet beyond the true rounded offset surface, so a contact may be reported early; bevel planes bound
-// that error (measured in docs/collision.md).
+// exact against the stored float planes (evaluated in double). Shape queries are exact against the
+// brushes: the shifted planes (with bevels) only choose which brushes to ask, and each is asked in closed
+// form (collision/brush_chord.hpp), so there is no early stop near edges and no false start in solid.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +20,8 @@
 #include <vector>
 
 #include "collision/aabb.hpp"
+#include "collision/brush.hpp"
+#include "collision/brush_topology.hpp"
 #include "collision/plane.hpp"
 #include "collision/shape.hpp"
 #include "collision/trace_result.hpp"
@@ -78,10 +79,11 @@ class BspTree {
  public:
   BspTree() = default;
 
-  // Adopts arrays produced by build_bsp() or read from a compiled level. Children must come after their
-  // parent (which rules out cycles); check() reports the first violation.
+  // Adopts arrays produced by build_bsp() or read from a compiled level, and derives the exact boundary
+  // of `brushes` (the ones the tree was built from; leaves name them by index), which shape queries need.
+  // Children must come after their parent (which rules out cycles); check() reports the first violation.
   BspTree(std::vector<BspNode> nodes, std::vector<BspLeaf> leaves, std::vector<Plane> bevels,
-          std::int32_t root, std::int32_t brush_count, Aabb bounds);
+          std::int32_t root, std::span<const Brush> brushes, Aabb bounds);
   BspLoadError check() const;
 
   TraceResult trace(const Shape& shape, Vec3 from, Vec3 to) const;
@@ -94,6 +96,7 @@ class BspTree {
   std::span<const Plane> bevels() const { return bevels_; }
   std::int32_t root() const { return root_; }
   std::int32_t brush_count() const { return brush_count_; }
+  const BrushTopology& topology() const { return topology_; }
   const Aabb& bounds() const { return bounds_; }  // of all brushes
 
   // Where a query may start instead of the root: the deepest node (or leaf) whose ancestors all have the
@@ -113,6 +116,7 @@ class BspTree {
   std::int32_t root_ = kEmptyLeaf;
   std::int32_t brush_count_ = 0;
   Aabb bounds_;
+  BrushTopology topology_;
   // Start grid: derived from the arrays at construction (empty for a tree that fails check()).
   Vec3 grid_origin_{};
   std::int32_t grid_dims_[3] = {0, 0, 0};

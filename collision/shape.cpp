@@ -31,10 +31,12 @@ Shape Shape::box(Vec3 half_extents, Vec3 centre_offset) {
   return s;
 }
 
-Shape Shape::hull(std::span<const Vec3> vertices_relative_to_reference) {
+Shape Shape::hull(std::span<const Vec3> vertices_relative_to_reference,
+                  std::span<const Vec3> edge_directions) {
   Shape s;
   s.kind = ShapeKind::kHull;
   s.hull_vertices = vertices_relative_to_reference;
+  s.hull_edge_directions = edge_directions;
   return s;
 }
 

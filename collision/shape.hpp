@@ -46,12 +46,17 @@ struct Shape {
   float height = 0;     // cylinder
   Vec3 half_extents{};  // box
   std::span<const Vec3> hull_vertices;  // hull, relative to the reference point
+  // Optional: directions of the hull's edges (any superset will do). Exact level sweeps of a hull consider
+  // the cross products of its edges with the level's, so stating the few true directions (a box's three
+  // axes) is much faster than the default, every pair of vertices.
+  std::span<const Vec3> hull_edge_directions;
 
   static Shape point() { return {}; }
   static Shape sphere(float radius, Vec3 centre_offset = {});
   static Shape cylinder(float radius, float height, Vec3 bottom_offset = {});
   static Shape box(Vec3 half_extents, Vec3 centre_offset = {});
-  static Shape hull(std::span<const Vec3> vertices_relative_to_reference);
+  static Shape hull(std::span<const Vec3> vertices_relative_to_reference,
+                    std::span<const Vec3> edge_directions = {});
 
   // max over the shape's points s (relative to the reference point) of u·s.
   double support(Vec3d u) const;

@@ -5,9 +5,9 @@
 //   status       kOk, or why the query was refused (non-finite input, invalid shape); a refused query
 //                reports no hit, fraction 0 and end_position = from, so a caller that ignores the status
 //                still never moves anything.
-//   hit          the motion takes the shape into a brush's interior; the motion stops at `fraction`.
-//                Touching is not a hit: a shape may rest on, or slide along, a surface, and a motion that
-//                only grazes a brush (never deeper than kPenetrationTolerance) does not hit it.
+//   hit          the motion takes the shape into a brush's interior (deeper than kContactSkin); the
+//                motion stops at `fraction`. Touching is not a hit: a shape may rest on, or slide along,
+//                a surface.
 //   fraction     in [0, 1]: the exact first contact along from→to (1 when no hit): the shape at that pose
 //                touches the brush it enters, up to float rounding of the planes.
 //   end_position from + fraction·(to − from), backed off along the motion by kSurfaceBackoff (or to
@@ -17,8 +17,8 @@
 //                face contact, the direction from the touched edge or vertex towards the shape for an edge
 //                or vertex contact (never a bevel's). Zero when no hit, or start_solid.
 //   start_solid  the shape overlaps a brush at `from` deeper than kPenetrationTolerance (fraction 0, hit).
-//                A shape that overlaps by less is touching: its motion hits at fraction 0 only if it takes
-//                the shape deeper than the tolerance, and otherwise moves freely.
+//                A shape that overlaps by less is touching: its motion hits at fraction 0 only if it heads
+//                into the brush, and otherwise moves freely (see kContactSkin).
 //   all_solid    start_solid and the shape never leaves solid along the whole motion.
 //   brush        id of the brush hit (index in the level's brush list), or kNoBrush.
 //   exact_tests  diagnostic: how many exact shape-against-brush tests the query ran (0 for rays).
@@ -52,6 +52,13 @@ inline constexpr float kSurfaceBackoff = 1.0f / 32.0f;
 // contract promises): enough to absorb the float rounding of a stopped position at level scale, far below
 // anything a player could see. See "Overlaps deeper than" above.
 inline constexpr double kPenetrationTolerance = 1.0 / 1024.0;
+
+// How deep a motion must take a shape into a brush to be a hit (units): the shape eroded by this must be
+// entered. Far below anything measurable, far above the rounding of the exact tests (~1e-9), so a motion
+// sliding exactly along a face or past an edge is never stopped by rounding. A shape that starts
+// between this depth and kPenetrationTolerance (float rounding of a stopped position puts it there) hits
+// at fraction 0 only when its motion goes deeper, along the normal of the brush's nearest surface.
+inline constexpr double kContactSkin = 1e-6;
 
 struct TraceResult {
   QueryStatus status = QueryStatus::kOk;

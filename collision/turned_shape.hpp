@@ -2,7 +2,8 @@
 // a shape (its planes are shifted by the shape's support in world axes), so anything that asks the level,
 // or a prop's tree in its frame, about a turned box or hull asks about this instead: round shapes keep
 // their kind with the offset turned (they look the same from every yaw); boxes become hulls over their 8
-// turned corners, held inside; hulls become hulls over their turned vertices (the one allocation).
+// turned corners and their three edge directions, held inside; hulls become hulls over their turned vertices
+// (the one allocation).
 //
 //   const TurnedShape turned(crate.shape, crate.pose.yaw);
 //   level.trace(turned.shape(), from, to);
@@ -38,14 +39,18 @@ class TurnedShape {
           const Vec3 corner{i & 1 ? h.x : -h.x, i & 2 ? h.y : -h.y, i & 4 ? h.z : -h.z};
           corners_[std::size_t(i)] = turn(shape.offset + corner);
         }
-        shape_ = Shape::hull(corners_);
+        axes_ = {turn({1, 0, 0}), turn({0, 1, 0}), Vec3{0, 0, 1}};
+        shape_ = Shape::hull(corners_, axes_);
         break;
       case ShapeKind::kHull:
         // The one allocation of these queries, for turned hulls only (boxes fit in corners_).
-        hull_.reserve(shape.hull_vertices.size());
+        hull_.reserve(shape.hull_vertices.size() + shape.hull_edge_directions.size());
         for (Vec3 v : shape.hull_vertices)
           hull_.push_back(turn(v));
-        shape_ = Shape::hull(hull_);
+        for (Vec3 d : shape.hull_edge_directions)
+          hull_.push_back(turn(d));
+        shape_ = Shape::hull(std::span<const Vec3>(hull_).first(shape.hull_vertices.size()),
+                             std::span<const Vec3>(hull_).subspan(shape.hull_vertices.size()));
         break;
     }
   }
@@ -57,7 +62,8 @@ class TurnedShape {
  private:
   Shape shape_;
   std::array<Vec3, 8> corners_{};
-  std::vector<Vec3> hull_;
+  std::array<Vec3, 3> axes_{};  // the turned box's edge directions
+  std::vector<Vec3> hull_;      // turned vertices, then turned edge directions
 };
 
 }  // namespace shiftcast

@@ -154,8 +154,9 @@ CompiledLevel copy_out(const fbs::CompiledLevel& root) {
   leaves.reserve(root.leaves()->size());
   for (const fbs::SolidLeaf* l : *root.leaves())
     leaves.push_back({l->brush(), l->first_bevel(), l->bevel_count()});
+  // check_brush_ranges() has made sure the tree names exactly the stored brushes.
   out.tree = BspTree(std::move(nodes), std::move(leaves), planes_from_fb(*root.bevels()), root.root(),
-                     root.brush_count(), from_fb(root.tree_bounds()));
+                     level.brushes, from_fb(root.tree_bounds()));
 
   if (const fbs::BspStats* s = root.bsp_stats()) {
     out.bsp_stats = {.brushes = s->brushes(),

@@ -94,7 +94,7 @@ TEST(BspBuild, CheckRejectsCorruptTrees) {
              {good.bevels().begin(), good.bevels().end()},
              good.root()};
     edit(a);
-    return BspTree(std::move(a.nodes), std::move(a.leaves), std::move(a.bevels), a.root, good.brush_count(),
+    return BspTree(std::move(a.nodes), std::move(a.leaves), std::move(a.bevels), a.root, {&box, 1},
                    good.bounds())
         .check();
   };

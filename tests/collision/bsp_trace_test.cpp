@@ -126,39 +126,40 @@ TEST(BspTrace, InsideCornerStopsAtTheFirstWallReached) {
   EXPECT_EQ(r.brush, 1);
 }
 
-TEST(BspTrace, OutsideCornerHitsNoLaterThanTheRoundedCornerAndBevelsRemoveTheSpike) {
+TEST(BspTrace, OutsideCornersAndSharpWedgesAreHitExactlyWithOrWithoutBevels) {
   // A sphere moving diagonally at a pillar's vertical edge (100, 100). Exact contact: the centre reaches
-  // distance r from the edge line. Without bevels the shifted faces meet at (90, 90), r·(√2 − 1) before
-  // the rounded edge; the diagonal bevel through the edge makes the contact exact.
+  // distance r from the edge line. The shifted faces alone meet at (90, 90), r·(√2 − 1) before the
+  // rounded edge; the exact test of the brush stops the sphere at the rounded edge either way, with the
+  // edge's normal (the diagonal), not a face's or a bevel's.
   const float r = 10;
   const Brush pillar = brush_from_box({100, 100, -100}, {200, 200, 100});
   const Vec3 from{0, 0, 0};
   const Vec3 to{100, 100, 0};
   const float length = std::sqrt(2.0f) * 100;
   const float exact = (length - r) / length;
-  const float sharp = (length - r * std::sqrt(2.0f)) / length;
-  const TraceResult bevelled = build({pillar}, true).trace(Shape::sphere(r), from, to);
-  const TraceResult plain = build({pillar}, false).trace(Shape::sphere(r), from, to);
-  ASSERT_TRUE(bevelled.hit);
-  ASSERT_TRUE(plain.hit);
-  EXPECT_NEAR(plain.fraction, sharp, kFractionTolerance);
-  EXPECT_NEAR(bevelled.fraction, exact, kFractionTolerance);
-  EXPECT_NEAR(bevelled.normal.x, -std::sqrt(0.5f), 1e-6f);
-  EXPECT_NEAR(bevelled.normal.y, -std::sqrt(0.5f), 1e-6f);
-  // A sharp 45-degree wedge edge (outer angle 135 degrees) does get a bevel, which removes the spike.
+  for (bool bevels : {true, false}) {
+    const TraceResult hit = build({pillar}, bevels).trace(Shape::sphere(r), from, to);
+    ASSERT_TRUE(hit.hit);
+    EXPECT_NEAR(hit.fraction, exact, kFractionTolerance);
+    EXPECT_NEAR(hit.normal.x, -std::sqrt(0.5f), 1e-6f);
+    EXPECT_NEAR(hit.normal.y, -std::sqrt(0.5f), 1e-6f);
+  }
+  // A sharp 45-degree wedge edge: the shifted faces meet r / cos 67.5° (2.6 r) out, in empty space; the
+  // exact contact is the tip, reached when the centre is r away at x = r, normal +x.
   const float c = std::cos(67.5f * 3.14159265f / 180);
   const float sn = std::sin(67.5f * 3.14159265f / 180);
   Brush wedge;  // edge along z at the origin, opening toward −x with a 45-degree interior angle
   wedge.planes = {{{c, sn, 0}, 0}, {{c, -sn, 0}, 0}, {{-1, 0, 0}, 100}, {{0, 0, 1}, 50}, {{0, 0, -1}, 50}};
-  const Vec3 a{100, 0, 0};
-  const Vec3 b{0, 0, 0};
-  const TraceResult wedge_plain = build({wedge}, false).trace(Shape::sphere(r), a, b);
-  const TraceResult wedge_bevel = build({wedge}, true).trace(Shape::sphere(r), a, b);
-  // Exact: the tip at the origin is reached when the centre is r away, at x = r. Without the bevel the
-  // two faces shifted by r meet at x = r / cos 67.5°, 2.6 r away.
-  EXPECT_NEAR(wedge_plain.fraction, (100 - r / c) / 100, kFractionTolerance);
-  EXPECT_NEAR(wedge_bevel.fraction, (100 - r) / 100, kFractionTolerance);
-  EXPECT_EQ(wedge_bevel.normal, (Vec3{1, 0, 0}));
+  for (bool bevels : {true, false}) {
+    const TraceResult tip = build({wedge}, bevels).trace(Shape::sphere(r), {100, 0, 0}, {0, 0, 0});
+    ASSERT_TRUE(tip.hit);
+    EXPECT_NEAR(tip.fraction, (100 - r) / 100, kFractionTolerance);
+    EXPECT_NEAR(tip.normal.x, 1.0f, 1e-6f);
+    EXPECT_NEAR(tip.normal.y, 0.0f, 1e-6f);
+    // Starting beside the tip, where the shifted faces overlap but the sphere does not: free.
+    EXPECT_FALSE(
+        build({wedge}, bevels).trace(Shape::sphere(r), {r + 0.01f, 0, 0}, {r + 1, 0, 0}).start_solid);
+  }
 }
 
 TEST(BspTrace, MotionParallelToAFaceIsNotAHit) {
@@ -186,15 +187,14 @@ TEST(BspTrace, GrazingContactIsNotAHitButOneUnitCloserIs) {
   // Passing the wall's end face at y = 200 tangentially from outside, moving along −x beyond it.
   EXPECT_FALSE(tree.trace(Shape::sphere(10), {300, 210, 0}, {0, 210, 0}).hit);
   // One unit closer it clips the wall's vertical edge (120, 200): exactly when the centre is 10 from the
-  // edge, at x = 120 + √(10² − 9²). The diagonal bevel through the edge stops it at x + y = 320 + 10·√2,
-  // slightly early, where the bare faces alone would stop it at x = 130.
+  // edge, at x = 120 + √(10² − 9²), with the normal pointing from the edge to the centre. (The diagonal
+  // bevel through the edge would have stopped it early, at x + y = 320 + 10·√2, with its own normal.)
   const TraceResult closer = tree.trace(Shape::sphere(10), {300, 209, 0}, {0, 209, 0});
   ASSERT_TRUE(closer.hit);
   const float exact = (300 - (120 + std::sqrt(19.0f))) / 300;
-  const float bevel = (300 - (320 + 10 * std::sqrt(2.0f) - 209)) / 300;
-  EXPECT_NEAR(closer.fraction, bevel, kFractionTolerance);
-  EXPECT_LE(closer.fraction, exact);
-  EXPECT_NEAR(closer.normal.x, std::sqrt(0.5f), 1e-6f);
+  EXPECT_NEAR(closer.fraction, exact, kFractionTolerance);
+  EXPECT_NEAR(closer.normal.x, std::sqrt(19.0f) / 10, 1e-5f);
+  EXPECT_NEAR(closer.normal.y, 0.9f, 1e-5f);
 }
 
 TEST(BspTrace, StartInSolidIsReportedAndAllSolidOnlyWhenTheMotionNeverLeaves) {
@@ -289,7 +289,9 @@ TEST(BspOverlap, APointInADownwardSplitterIsOnlyInsideWhereBothSidesAreSolid) {
       {{{0, 0, -1}, 0}, {kEmptyLeaf, 1}},               // back: z > 0, empty; front: z < 0
       {{{0, 0, -1}, 64}, {solid_leaf(0), kEmptyLeaf}},  // back: z > −64: the floor
   };
-  const BspTree tree(std::move(nodes), {{0, 0, 0}}, {}, 0, 1, {{-1, -1, -64}, {1, 1, 0}});
+  const Brush floor = brush_from_box({-1000, -1000, -64}, {1000, 1000, 0});
+  const BspTree tree(std::move(nodes), {{0, 0, 0}}, {}, 0, {&floor, 1},
+                     {{-1000, -1000, -64}, {1000, 1000, 0}});
   ASSERT_EQ(tree.check(), BspLoadError::kNone);
   EXPECT_EQ(tree.point_brush({5, 5, 0}), kNoBrush);
   EXPECT_EQ(tree.point_brush({5, 5, -0.5f}), 0);

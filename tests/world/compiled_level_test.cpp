@@ -322,7 +322,7 @@ TEST_F(CompiledLevelTest, ATreeThatFailsCheckIsRejectedAsBadTree) {
   nodes.back().child[1] = std::int32_t(nodes.size()) + 5;  // past the end: a walk would read garbage
   bad.tree = BspTree(std::move(nodes), {bad.tree.leaves().begin(), bad.tree.leaves().end()},
                      {bad.tree.bevels().begin(), bad.tree.bevels().end()}, bad.tree.root(),
-                     bad.tree.brush_count(), bad.tree.bounds());
+                     bad.level.brushes, bad.tree.bounds());
   const LevelLoadResult r = load_compiled_level(serialize_compiled_level(bad));
   EXPECT_EQ(r.error, LevelLoadError::kBadTree);
   EXPECT_NE(r.message.find("bad child"), std::string::npos) << r.message;

@@ -17,6 +17,9 @@
 //   EXPECT_LE(bsp.fraction, want.fraction + tol);                  // the BSP is never late,
 //   EXPECT_EQ(oracle.cylinder_overlaps(15, 56, end), kNoBrush);    // never stops in solid,
 //   EXPECT_LE(oracle.cylinder_gap(15, 56, end), bound);            // and is early by at most `bound`.
+//   oracle.sweep(TurnedShape(Shape::box(h), yaw).shape(), from, to);   // any collision/ Shape, too
+//
+// tests/support/exactness_check.hpp holds BspTree to the whole trace contract with it.
 //
 // Contact convention, the same as collision/: brushes are open sets, so a shape touching a brush does not
 // overlap it. A sweep hits when the motion takes the shape into a brush's interior, at the first time it

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -83,7 +84,7 @@ TEST(BoxOracle, BoxAgainstABoxBrushIsAPointAgainstTheBiggerBox) {
 TEST(BoxOracle, YawedBoxMeetsAWallWithItsCorner) {
   // The wall x in [0, 10]; a cube of half extent 4 reaches 4 (cos a + sin a) along x when yawed by a.
   const BrushOracle oracle(std::vector<Brush>{box({0, -100, -100}, {10, 100, 100})});
-  for (const double yaw : {M_PI / 4, M_PI / 6, 2.0}) {
+  for (const double yaw : {std::numbers::pi / 4, std::numbers::pi / 6, 2.0}) {
     const TurnedShape turned(Shape::box({4, 4, 4}), yaw);
     const double reach = 4 * (std::abs(std::cos(yaw)) + std::abs(std::sin(yaw)));
     const OracleHit hit = oracle.sweep(turned.shape(), {-50, 1, 0}, {0, 1, 0});

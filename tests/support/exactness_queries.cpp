@@ -1,6 +1,7 @@
 #include "tests/support/exactness_queries.hpp"
 
 #include <cmath>
+#include <numbers>
 
 #include "tests/support/exactness_check.hpp"
 
@@ -95,7 +96,7 @@ SampledShape ExactnessQueries::shape(ExactShape kind) {
       const Vec3 h{float(log_uniform(1, 64)), float(log_uniform(1, 64)), float(log_uniform(1, 64))};
       const bool on_feet = uniform(0, 1) < 0.5;
       s.shape = Shape::box(h, on_feet ? Vec3{0, 0, h.z} : Vec3{});
-      if (kind == ExactShape::kYawedBox) s.yaw = uniform(0, 2 * M_PI);
+      if (kind == ExactShape::kYawedBox) s.yaw = uniform(0, 2 * std::numbers::pi);
       break;
     }
   }

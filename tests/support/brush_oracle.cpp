@@ -9,10 +9,12 @@
 #include <stdexcept>
 #include <utility>
 
+#include "tests/support/brush_oracle_internal.hpp"
+
 namespace shiftcast {
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
+using namespace oracle_internal;
 
 // Plane triples whose normals span less volume than this are (nearly) parallel: skipped, since their
 // meeting point is found from a better-conditioned triple or does not exist.
@@ -22,9 +24,6 @@ constexpr double kMinTriangleCross = 1e-9;
 // Faces below this area (units^2) and polytopes below this volume (units^3) do not exist.
 constexpr double kMinFaceArea = 1e-9;
 constexpr double kMinVolume = 1e-9;
-// Culling boxes grow by this: polytope bounds come from computed vertices, which rounding may place a
-// hair inside the true planes.
-constexpr Vec3d kCullMargin{kOracleOnPlane, kOracleOnPlane, kOracleOnPlane};
 // Brushes are closed inside this box to detect unbounded plane sets (a vertex on the box = unbounded).
 constexpr double kBoundingExtent = 1 << 20;
 
@@ -69,14 +68,6 @@ double segment_distance_2d(Vec2d q, Vec2d a, Vec2d b) {
   s = std::clamp(s, 0.0, 1.0);
   const Vec2d d{q.x - (a.x + ab.x * s), q.y - (a.y + ab.y * s)};
   return std::sqrt(dot2(d, d));
-}
-
-double segment_distance(Vec3d q, Vec3d a, Vec3d b) {
-  const Vec3d ab = b - a;
-  const double len2 = dot(ab, ab);
-  double s = len2 > 0 ? dot(q - a, ab) / len2 : 0.0;
-  s = std::clamp(s, 0.0, 1.0);
-  return length(q - (a + ab * s));
 }
 
 // Indices of the convex hull of `pts`, counter-clockwise, without collinear or repeated points (Andrew's
@@ -217,53 +208,9 @@ void finish_polytope(OraclePolytope& poly) {
   }
 }
 
-bool inside_face(const OraclePolytope& poly, const OraclePolytope::Face& face, Vec3d x, double tolerance) {
-  for (std::size_t i = 0; i < face.loop.size(); ++i) {
-    const Vec3d a = poly.vertices[std::size_t(face.loop[i])];
-    const Vec3d b = poly.vertices[std::size_t(face.loop[(i + 1) % face.loop.size()])];
-    const Vec3d ab = b - a;
-    if (dot(cross(ab, x - a), face.plane.normal) < -tolerance * length(ab)) return false;
-  }
-  return true;
-}
-
-// Largest signed plane distance: negative exactly when p is strictly inside (and then minus the distance
-// to the surface); otherwise a lower bound on the distance to the polytope.
-double max_plane_distance(const OraclePolytope& poly, Vec3d p) {
-  double m = -kInfinity;
-  if (poly.planes.empty()) {
-    for (const auto& face : poly.faces)
-      m = std::max(m, face.plane.distance(p));
-  } else {
-    for (const Planed& plane : poly.planes)
-      m = std::max(m, plane.distance(p));
-  }
-  return m;
-}
-
-// Euclidean distance from p to the closed polytope, for p not strictly inside: the nearest point is on
-// a face's interior or on an edge.
-double outside_distance(const OraclePolytope& poly, Vec3d p) {
-  double best = kInfinity;
-  for (const auto& face : poly.faces) {
-    const double d = face.plane.distance(p);
-    if (std::abs(d) < best && inside_face(poly, face, p - face.plane.normal * d, 0.0)) best = std::abs(d);
-  }
-  for (const auto& e : poly.edges) {
-    best = std::min(best,
-                    segment_distance(p, poly.vertices[std::size_t(e[0])], poly.vertices[std::size_t(e[1])]));
-  }
-  return best;
-}
-
 double signed_distance(const OraclePolytope& poly, Vec3d p) {
   const double m = max_plane_distance(poly, p);
   return m < 0 ? m : outside_distance(poly, p);
-}
-
-double aabb_distance(const Aabbd& box, Vec3d p) {
-  const Vec3d d = max(max(box.min - p, p - box.max), Vec3d{});
-  return length(d);
 }
 
 // Strict: the sphere overlaps the open brush when its centre is closer than r (inside counts, so r = 0
@@ -272,31 +219,6 @@ bool sphere_overlaps_brush(const OraclePolytope& poly, double r, Vec3d c) {
   if (aabb_distance(poly.bounds, c) >= std::max(r, 0.0) + kCullMargin.x) return false;
   const double m = max_plane_distance(poly, c);
   return m < 0 || (m < r && outside_distance(poly, c) < r);
-}
-
-// Does the segment p0 + t w, t in [0, 1], meet the closed box? (slab test)
-bool segment_meets_box(Vec3d p0, Vec3d w, const Aabbd& box) {
-  double t0 = 0;
-  double t1 = 1;
-  for (int axis = 0; axis < 3; ++axis) {
-    if (w[axis] == 0) {
-      if (p0[axis] < box.min[axis] || p0[axis] > box.max[axis]) return false;
-      continue;
-    }
-    double a = (box.min[axis] - p0[axis]) / w[axis];
-    double b = (box.max[axis] - p0[axis]) / w[axis];
-    if (a > b) std::swap(a, b);
-    t0 = std::max(t0, a);
-    t1 = std::min(t1, b);
-    if (t0 > t1) return false;
-  }
-  return true;
-}
-
-Aabbd grown(Aabbd box, Vec3d by) {
-  box.min -= by;
-  box.max += by;
-  return box;
 }
 
 // Both roots of a t^2 + b t + c = 0, smaller first, computed without cancellation
@@ -333,48 +255,6 @@ struct Chord {
   // The motion (t in [0, 1]) reaches the chord, which is longer than a point.
   bool crosses_motion() const { return t_in < t_out && t_in < 1 && t_out > 0; }
 };
-
-struct BrushEntry {
-  double t = kInfinity;
-  Vec3d normal{};
-  OracleFeature feature = OracleFeature::kNone;
-};
-
-// A sweep's per-brush entries, reduced to the first contact with the lowest id among ties.
-class FirstContact {
- public:
-  double bound() const { return best_ + kOracleTieFraction; }
-  void add(std::int32_t brush, const BrushEntry& e) {
-    best_ = std::min(best_, e.t);
-    entries_.push_back({brush, e});
-  }
-  OracleHit result() const {
-    OracleHit hit;
-    for (const auto& [brush, e] : entries_) {
-      if (e.t <= best_ + kOracleTieFraction && (!hit.hit || brush < hit.brush)) {
-        hit.hit = true;
-        hit.brush = brush;
-        hit.normal = e.normal;
-        hit.feature = e.feature;
-      }
-    }
-    if (hit.hit) hit.fraction = best_;
-    return hit;
-  }
-
- private:
-  double best_ = kInfinity;
-  std::vector<std::pair<std::int32_t, BrushEntry>> entries_;
-};
-
-OracleHit start_solid_hit(std::int32_t brush) {
-  OracleHit hit;
-  hit.hit = true;
-  hit.start_solid = true;
-  hit.fraction = 0;
-  hit.brush = brush;
-  return hit;
-}
 
 // Necessary condition for reaching the closed grown brush: the motion must meet every plane pushed out
 // by the shape's support `grow(n)`. Returns the earliest time that is possible, or nullopt.
@@ -594,7 +474,8 @@ struct BrushOracle::CylinderCache {
   std::map<double, std::vector<std::unique_ptr<CylinderHull>>> by_height;
 };
 
-BrushOracle::BrushOracle(std::span<const Brush> brushes) : cache_(std::make_unique<CylinderCache>()) {
+BrushOracle::BrushOracle(std::span<const Brush> brushes)
+    : cache_(std::make_unique<CylinderCache>()), hull_cache_(make_hull_cache()) {
   for (const Brush& b : brushes) {
     std::vector<Planed> planes;
     for (const Plane& p : b.planes)
@@ -642,10 +523,14 @@ std::int32_t BrushOracle::point_brush(Vec3d p) const {
 }
 
 bool BrushOracle::contains(std::int32_t brush, Vec3d p) const {
-  const OraclePolytope& poly = polytopes_[std::size_t(brush)];
+  return point_overlaps_brush(std::size_t(brush), p, 0);
+}
+
+bool BrushOracle::point_overlaps_brush(std::size_t brush, Vec3d p, double erode) const {
+  const OraclePolytope& poly = polytopes_[brush];
   if (poly.empty() || !grown(poly.bounds, kCullMargin).contains(p)) return false;
-  for (const Planed& plane : stored_planes_[std::size_t(brush)]) {
-    if (!(plane.distance(p) < 0.0)) return false;
+  for (const Planed& plane : stored_planes_[brush]) {
+    if (!(plane.distance(p) < -erode)) return false;
   }
   return true;
 }
@@ -660,37 +545,24 @@ double BrushOracle::distance_to_surface(Vec3d p) const {
 }
 
 OracleHit BrushOracle::raycast(Vec3d from, Vec3d to) const {
-  const std::int32_t start = point_brush(from);
-  if (start >= 0) return start_solid_hit(start);
+  return raycast_eroded(from, to, 0);
+}
+
+OracleHit BrushOracle::raycast_eroded(Vec3d from, Vec3d to, double erode) const {
+  for (std::int32_t id = 0; id < brush_count(); ++id) {
+    if (point_overlaps_brush(std::size_t(id), from, erode)) return start_solid_hit(id);
+  }
   const Vec3d w = to - from;
   FirstContact first;
   for (std::int32_t id = 0; id < brush_count(); ++id) {
     const OraclePolytope& poly = polytopes_[std::size_t(id)];
     if (poly.empty() || !segment_meets_box(from, w, grown(poly.bounds, kCullMargin))) continue;
-    double t0 = -kInfinity;
-    double t1 = 1;
-    const Planed* entering = nullptr;
-    bool miss = false;
-    for (const Planed& plane : poly.planes) {
-      const double dist = plane.distance(from);
-      const double denom = dot(plane.normal, w);
-      if (denom == 0) {
-        miss = dist >= 0;  // parallel, on or in front: never strictly behind
-      } else if (denom < 0) {
-        if (-dist / denom > t0) {
-          t0 = -dist / denom;
-          entering = &plane;
-        }
-      } else {
-        t1 = std::min(t1, -dist / denom);
-      }
-      if (miss) break;
-    }
-    // A start on the surface (t0 = 0) moving in enters at 0; t0 < 0 can only come from the stored and
+    const PlaneClip clip = clip_by_planes(poly.planes, from, w, erode);
+    // A start on the surface (t_in = 0) moving in enters at 0; t_in < 0 can only come from the stored and
     // normalised planes disagreeing about a start on the surface.
-    t0 = std::max(t0, 0.0);
-    if (miss || entering == nullptr || !(t0 < t1) || t0 > first.bound()) continue;
-    first.add(id, {t0, entering->normal, OracleFeature::kFace});
+    const double t0 = std::max(clip.t_in, 0.0);
+    if (clip.miss || clip.entering == nullptr || !(t0 < clip.t_out) || t0 > first.bound()) continue;
+    first.add(id, {t0, clip.entering->normal, OracleFeature::kFace});
   }
   return first.result();
 }
@@ -880,32 +752,83 @@ double BrushOracle::cylinder_gap(double radius, double height, Vec3d ref) const 
   return std::max(0.0, best);
 }
 
-OracleHit BrushOracle::sweep(const Shape& shape, Vec3d from, Vec3d to) const {
-  const Vec3d o = to_double(shape.offset);
-  switch (shape.kind) {
-    case ShapeKind::kPoint:
-      return raycast(from, to);
-    case ShapeKind::kSphere:
-      return sweep_sphere(shape.radius, from + o, to + o);
-    case ShapeKind::kCylinder:
-      return sweep_cylinder(shape.radius, shape.height, from + o, to + o);
-    default:
-      throw std::invalid_argument("BrushOracle::sweep: points, spheres and cylinders only");
-  }
+namespace {
+
+// A round shape's sizes after growing by `grow`; refused when that leaves a negative size.
+double grown_size(double size, double grow) {
+  const double out = size + grow;
+  if (!(out >= 0)) throw std::invalid_argument("BrushOracle: the shape shrinks below zero size");
+  return out;
 }
 
-std::int32_t BrushOracle::overlaps(const Shape& shape, Vec3d p) const {
+// The vertices of a box or hull shape, grown: each face moved out along its normal by `grow`.
+std::vector<Vec3d> polytope_vertices(const Shape& shape, double grow) {
+  if (shape.kind == ShapeKind::kBox) return box_vertices(shape, grow);
+  std::vector<Vec3d> vertices;
+  for (Vec3 v : shape.hull_vertices)
+    vertices.push_back(to_double(v));
+  return vertices;
+}
+
+}  // namespace
+
+// Every kind lands on one of the exact queries above with the grown sizes; hulls are grown in
+// hull_shape(), so their vertices go in as given.
+OracleHit BrushOracle::sweep(const Shape& shape, Vec3d from, Vec3d to, double grow) const {
   const Vec3d o = to_double(shape.offset);
   switch (shape.kind) {
     case ShapeKind::kPoint:
-      return point_brush(p);
+      if (grow > 0) return sweep_sphere(grow, from, to);
+      return raycast_eroded(from, to, -grow);
     case ShapeKind::kSphere:
-      return sphere_overlaps(shape.radius, p + o);
-    case ShapeKind::kCylinder:
-      return cylinder_overlaps(shape.radius, shape.height, p + o);
-    default:
-      throw std::invalid_argument("BrushOracle::overlaps: points, spheres and cylinders only");
+      return sweep_sphere(grown_size(shape.radius, grow), from + o, to + o);
+    case ShapeKind::kCylinder: {
+      const Vec3d feet = o - Vec3d{0, 0, grow};
+      return sweep_cylinder(grown_size(shape.radius, grow), grown_size(shape.height, 2 * grow), from + feet,
+                            to + feet);
+    }
+    case ShapeKind::kBox:
+      return sweep_hull_shape(*hull_shape(box_vertices(shape, grow), 0), from, to);
+    case ShapeKind::kHull:
+      return sweep_hull_shape(*hull_shape(polytope_vertices(shape, 0), grow), from, to);
   }
+  throw std::invalid_argument("BrushOracle::sweep: unknown shape kind");
+}
+
+std::int32_t BrushOracle::overlaps(const Shape& shape, Vec3d p, double grow) const {
+  if (shape.kind == ShapeKind::kBox || shape.kind == ShapeKind::kHull) {
+    const auto hull = shape.kind == ShapeKind::kBox ? hull_shape(box_vertices(shape, grow), 0)
+                                                    : hull_shape(polytope_vertices(shape, 0), grow);
+    for (std::int32_t id = 0; id < brush_count(); ++id) {
+      if (hull_overlaps_brush(*hull, std::size_t(id), p)) return id;
+    }
+    return -1;
+  }
+  for (std::int32_t id = 0; id < brush_count(); ++id) {
+    if (overlaps_brush(id, shape, p, grow)) return id;
+  }
+  return -1;
+}
+
+bool BrushOracle::overlaps_brush(std::int32_t brush, const Shape& shape, Vec3d p, double grow) const {
+  const std::size_t b = std::size_t(brush);
+  const Vec3d o = to_double(shape.offset);
+  switch (shape.kind) {
+    case ShapeKind::kPoint:
+      if (grow > 0) return !polytopes_[b].empty() && sphere_overlaps_brush(polytopes_[b], grow, p);
+      return point_overlaps_brush(b, p, -grow);
+    case ShapeKind::kSphere:
+      return !polytopes_[b].empty() &&
+             sphere_overlaps_brush(polytopes_[b], grown_size(shape.radius, grow), p + o);
+    case ShapeKind::kCylinder:
+      return cylinder_overlaps_brush(b, grown_size(shape.radius, grow), grown_size(shape.height, 2 * grow),
+                                     p + o - Vec3d{0, 0, grow});
+    case ShapeKind::kBox:
+      return hull_overlaps_brush(*hull_shape(box_vertices(shape, grow), 0), b, p);
+    case ShapeKind::kHull:
+      return hull_overlaps_brush(*hull_shape(polytope_vertices(shape, 0), grow), b, p);
+  }
+  throw std::invalid_argument("BrushOracle::overlaps_brush: unknown shape kind");
 }
 
 double BrushOracle::gap(const Shape& shape, Vec3d p) const {
@@ -917,9 +840,42 @@ double BrushOracle::gap(const Shape& shape, Vec3d p) const {
       return sphere_gap(shape.radius, p + o);
     case ShapeKind::kCylinder:
       return cylinder_gap(shape.radius, shape.height, p + o);
-    default:
-      throw std::invalid_argument("BrushOracle::gap: points, spheres and cylinders only");
+    case ShapeKind::kBox:
+    case ShapeKind::kHull:
+      return hull_gap(polytope_vertices(shape, 0), p);
   }
+  throw std::invalid_argument("BrushOracle::gap: unknown shape kind");
+}
+
+// h_B(n) + h_S(-n), each support in closed form: the brush's over its vertices, the shape's by kind.
+double BrushOracle::obstacle_support(std::int32_t brush, const Shape& shape, Vec3d n) const {
+  double brush_support = -kInfinity;
+  for (Vec3d v : polytopes_[std::size_t(brush)].vertices)
+    brush_support = std::max(brush_support, dot(n, v));
+  // Max over shape points s of -n·s. Points and hulls ignore the offset, as in collision/shape.hpp.
+  double shape_support = -dot(n, to_double(shape.offset));
+  switch (shape.kind) {
+    case ShapeKind::kPoint:
+      shape_support = 0;
+      break;
+    case ShapeKind::kSphere:
+      shape_support += double(shape.radius) * length(n);
+      break;
+    case ShapeKind::kCylinder:
+      shape_support += double(shape.radius) * std::sqrt(n.x * n.x + n.y * n.y) +
+                       std::max(0.0, -n.z) * double(shape.height);
+      break;
+    case ShapeKind::kBox:
+      shape_support += std::abs(n.x) * shape.half_extents.x + std::abs(n.y) * shape.half_extents.y +
+                       std::abs(n.z) * shape.half_extents.z;
+      break;
+    case ShapeKind::kHull:
+      shape_support = -kInfinity;
+      for (Vec3 v : shape.hull_vertices)
+        shape_support = std::max(shape_support, -dot(n, to_double(v)));
+      break;
+  }
+  return brush_support + shape_support;
 }
 
 }  // namespace shiftcast

@@ -7,13 +7,19 @@
 // The upright cylinder is handled exactly through the hull E of a brush and its copy h below: the
 // cylinder overlaps the brush when its reference point is in E grown by a horizontal disk. Sweeps and
 // cylinder_overlaps() use E; cylinder_gap() slices the brush itself, so the tests can check one against
-// the other.
+// the other. Boxes (axis-aligned or yawed) and hulls are convex polytopes K: they overlap brush B when
+// the reference point is inside the configuration obstacle B ⊕ (−K), which sweeps and overlaps use
+// through its supporting planes; hull_gap() measures the distance between K and B feature by feature
+// (box_oracle.cpp).
 //
 //   BrushOracle oracle(level.brushes);
 //   OracleHit want = oracle.sweep_cylinder(15, 56, from, to);      // exact first contact
 //   EXPECT_LE(bsp.fraction, want.fraction + tol);                  // the BSP is never late,
 //   EXPECT_EQ(oracle.cylinder_overlaps(15, 56, end), kNoBrush);    // never stops in solid,
 //   EXPECT_LE(oracle.cylinder_gap(15, 56, end), bound);            // and is early by at most `bound`.
+//   oracle.sweep(TurnedShape(Shape::box(h), yaw).shape(), from, to);   // any collision/ Shape, too
+//
+// tests/support/exactness_check.hpp holds BspTree to the whole trace contract with it.
 //
 // Contact convention, the same as collision/: brushes are open sets, so a shape touching a brush does not
 // overlap it. A sweep hits when the motion takes the shape into a brush's interior, at the first time it
@@ -35,8 +41,11 @@
 // heights. With AABB and shifted-plane culling, 100,000 random sweeps over a 240-brush level take well
 // under a second (-O2).
 //
-// Threading: queries are const; the cylinder hull cache is behind a mutex, so concurrent queries are
-// safe but serialise on it.
+// Polytope shapes cache the obstacle planes per brush for the few shapes used most recently
+// (kOracleHullShapes): a box of new dimensions or yaw costs one plane set per brush it comes near.
+//
+// Threading: queries are const; the cylinder hull and obstacle caches are behind mutexes, so concurrent
+// queries are safe but serialise on them.
 #pragma once
 
 #include <array>
@@ -65,6 +74,9 @@ inline constexpr double kOracleTieFraction = 1e-9;
 // answer is within this of the exact gap (rounding in z is amplified by the inverse slope of nearly
 // horizontal faces, which keeps it far below this for any level geometry).
 inline constexpr double kOracleCylinderGapPrecision = 1e-7;
+
+// How many polytope shapes (vertex sets, each with its growth) keep their obstacle planes cached.
+inline constexpr std::size_t kOracleHullShapes = 8;
 
 // A convex polytope with its full boundary structure, in double.
 struct OraclePolytope {
@@ -146,22 +158,60 @@ class BrushOracle {
   double sphere_gap(double radius, Vec3d centre) const;
   double cylinder_gap(double radius, double height, Vec3d ref) const;
 
-  // The same queries for a collision/ Shape at reference point p (its offset honoured). Points, spheres
-  // and cylinders only; other kinds throw std::invalid_argument.
-  OracleHit sweep(const Shape& shape, Vec3d from, Vec3d to) const;
-  std::int32_t overlaps(const Shape& shape, Vec3d p) const;
+  // Convex polytope shapes: the hull of `vertices`, given relative to the reference point (at least four
+  // of them not in one plane), at p. An axis-aligned box is the hull of its 8 corners; a yawed box
+  // (collision/turned_shape.hpp) already is a hull. hull_gap() is the Euclidean distance between the
+  // hull and the nearest brush (0 when touching or overlapping).
+  OracleHit sweep_hull(std::span<const Vec3d> vertices, Vec3d from, Vec3d to) const;
+  std::int32_t hull_overlaps(std::span<const Vec3d> vertices, Vec3d p) const;
+  double hull_gap(std::span<const Vec3d> vertices, Vec3d p) const;
+
+  // The same queries for a collision/ Shape at reference point p (its offset honoured), of every kind.
+  // `grow` grows the shape by that distance first (negative: shrinks it), so that tests can settle what
+  // a contact within float rounding may do: a sphere's radius grows; a cylinder's radius grows and each
+  // end moves out; a box's or hull's faces move out along their normals; a point becomes a sphere of
+  // radius `grow`, or, shrunk, a point that must be `-grow` inside a brush (the brushes' planes move in).
+  // The grown shape contains every point within `grow` of the shape, and the shape contains every point
+  // within `-grow` of the shrunk one. Sizes must stay >= 0 (std::invalid_argument otherwise).
+  OracleHit sweep(const Shape& shape, Vec3d from, Vec3d to, double grow = 0) const;
+  std::int32_t overlaps(const Shape& shape, Vec3d p, double grow = 0) const;
+  bool overlaps_brush(std::int32_t brush, const Shape& shape, Vec3d p, double grow = 0) const;
+  // How far the shape is from touching any brush: sphere_gap, cylinder_gap or hull_gap (a point's is its
+  // distance to the nearest brush, 0 inside one).
   double gap(const Shape& shape, Vec3d p) const;
+  // The support function of the configuration obstacle of `brush` for `shape` (the reference points at
+  // which the shape meets the closed brush, B ⊕ (−shape)) in direction n: max over brush points b and
+  // shape points s of n·(b − s). A normal n is a true contact normal at reference point c exactly when
+  // the plane n·x = obstacle_support(n) passes through c.
+  double obstacle_support(std::int32_t brush, const Shape& shape, Vec3d n) const;
 
  private:
   struct CylinderHull;
   struct CylinderCache;
+  struct HullShape;
+  class HullCache;
+  struct HullCacheDeleter {
+    void operator()(HullCache* cache) const;
+  };
 
+  static std::unique_ptr<HullCache, HullCacheDeleter> make_hull_cache();
   const CylinderHull& cylinder_hull(std::size_t brush, double height) const;
   bool cylinder_overlaps_brush(std::size_t brush, double radius, double height, Vec3d ref) const;
+  std::shared_ptr<const HullShape> hull_shape(std::span<const Vec3d> vertices, double grow) const;
+  const std::vector<Planed>& obstacle_planes(const HullShape& shape, std::size_t brush) const;
+  bool hull_overlaps_brush(const HullShape& shape, std::size_t brush, Vec3d p) const;
+  OracleHit sweep_hull_shape(const HullShape& shape, Vec3d from, Vec3d to) const;
+  bool point_overlaps_brush(std::size_t brush, Vec3d p, double erode) const;
+  OracleHit raycast_eroded(Vec3d from, Vec3d to, double erode) const;
 
   std::vector<OraclePolytope> polytopes_;
   std::vector<std::vector<Planed>> stored_planes_;  // exactly as given, in double
   std::unique_ptr<CylinderCache> cache_;
+  std::unique_ptr<HullCache, HullCacheDeleter> hull_cache_;
 };
+
+// The vertices of a box shape (half extents and centre offset) grown by `grow`, relative to the
+// reference point.
+std::vector<Vec3d> box_vertices(const Shape& box, double grow = 0);
 
 }  // namespace shiftcast

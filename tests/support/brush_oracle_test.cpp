@@ -17,10 +17,16 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/oracle_test_brushes.hpp"
 #include "world/procedural_level.hpp"
 
 namespace shiftcast {
 namespace {
+
+using oracle_test::box;
+using oracle_test::dense_level;
+using oracle_test::random_brush;
+using oracle_test::Uniform;
 
 // Closed-form answers are computed in double from exact inputs; the oracle must match them this closely.
 constexpr double kExact = 1e-9;
@@ -31,56 +37,11 @@ constexpr double kFloatNormal = 1e-7;
 // Geometry computed from float planes, in units: vertices, bounds, widths of level brushes.
 constexpr double kFloatGeometry = 1e-4;
 
-// Local box helper: collision/brush.cpp belongs to the BSP, which the oracle must not depend on.
-Brush box(Vec3 lo, Vec3 hi) {
-  Brush b;
-  b.planes = {{{1, 0, 0}, hi.x},   {{-1, 0, 0}, -lo.x}, {{0, 1, 0}, hi.y},
-              {{0, -1, 0}, -lo.y}, {{0, 0, 1}, hi.z},   {{0, 0, -1}, -lo.z}};
-  return b;
-}
-
 // The 45-degree ramp z <= x for x in [0, 200], |y| <= 100, z >= 0: the slope rises towards +x.
 Brush ramp45() {
   const float s = float(std::sqrt(0.5));
   Brush b;
   b.planes = {{{-s, 0, s}, 0}, {{0, 0, -1}, 0}, {{1, 0, 0}, 200}, {{0, 1, 0}, 100}, {{0, -1, 0}, 100}};
-  return b;
-}
-
-class Uniform {
- public:
-  explicit Uniform(std::uint32_t seed) : rng_(seed) {}
-  double operator()(double lo, double hi) { return lo + (hi - lo) * (double(rng_()) / 4294967296.0); }
-  Vec3d in_box(Vec3d lo, Vec3d hi) { return {(*this)(lo.x, hi.x), (*this)(lo.y, hi.y), (*this)(lo.z, hi.z)}; }
-  Vec3d direction() {
-    for (;;) {
-      const Vec3d d{(*this)(-1, 1), (*this)(-1, 1), (*this)(-1, 1)};
-      const double l = length(d);
-      if (l > 0.1 && l <= 1) return d * (1.0 / l);
-    }
-  }
-
- private:
-  std::mt19937 rng_;
-};
-
-// A bounded random convex brush: a randomly oriented tetrahedron's planes plus random cuts, all at least
-// half the radius from the centre.
-Brush random_brush(Uniform& u, Vec3d centre, double radius) {
-  Brush b;
-  const Vec3d tetra[4] = {{1, 1, 1}, {1, -1, -1}, {-1, 1, -1}, {-1, -1, 1}};
-  const Vec3d axis = u.direction();
-  const Vec3d side = normalize(cross(axis, Vec3d{0.3, 0.5, 0.7}));
-  const Vec3d third = cross(axis, side);
-  for (Vec3d t : tetra) {
-    const Vec3d n = normalize(axis * t.x + side * t.y + third * t.z);
-    b.planes.push_back(to_float(Planed{n, dot(n, centre) + radius * u(1.0, 1.4)}));
-  }
-  const int extra = int(u(2, 9));
-  for (int i = 0; i < extra; ++i) {
-    const Vec3d n = u.direction();
-    b.planes.push_back(to_float(Planed{n, dot(n, centre) + radius * u(0.5, 1.0)}));
-  }
   return b;
 }
 
@@ -322,7 +283,19 @@ TEST(BrushOracle, ShapeQueriesHonourTheOffset) {
   EXPECT_EQ(oracle.overlaps(Shape::sphere(5, {0, 0, -20}), {0, 0, 34}), 0);
   EXPECT_EQ(oracle.overlaps(Shape::sphere(5, {0, 0, -20}), {0, 0, 35}), -1);
   EXPECT_NEAR(oracle.gap(Shape::cylinder(5, 30, {0, 0, 10}), {0, 0, 20}), 20, kOracleCylinderGapPrecision);
-  EXPECT_THROW(oracle.sweep(Shape::box({1, 1, 1}), from, to), std::invalid_argument);
+  const OracleHit box = oracle.sweep(Shape::box({1, 2, 3}, {0, 0, -20}), from, to);  // centre 20 below
+  EXPECT_NEAR(box.fraction, (100 - 33) / 100.0, kExact);
+  // Shrinking a shape below zero size is refused; growing a point makes it a sphere.
+  EXPECT_THROW(oracle.sweep(Shape::sphere(5), from, to, -6), std::invalid_argument);
+  EXPECT_THROW(oracle.sweep(Shape::box({1, 2, 3}), from, to, -1.5), std::invalid_argument);
+  EXPECT_NEAR(oracle.sweep(Shape::point(), from, to, 5).fraction, 0.85, kExact);
+  // Shrinking a point moves the brushes' planes in: it must get 1 unit inside.
+  EXPECT_NEAR(oracle.sweep(Shape::point(), from, to, -1).fraction, 0.91, kExact);
+  EXPECT_EQ(oracle.overlaps(Shape::point(), {0, 0, 9.5}, -1), -1);
+  EXPECT_EQ(oracle.overlaps(Shape::point(), {0, 0, 8.5}, -1), 0);
+  // Growing a cylinder moves its feet down and its head up.
+  EXPECT_FALSE(oracle.overlaps_brush(0, Shape::cylinder(5, 30), {0, 0, 10.5}));
+  EXPECT_TRUE(oracle.overlaps_brush(0, Shape::cylinder(5, 30), {0, 0, 10.5}, 1));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -471,10 +444,6 @@ std::vector<SweepCase> random_sweeps(std::uint32_t seed, int count, double half_
     out.push_back({a, a + u.direction() * u(16, 400)});
   }
   return out;
-}
-
-ProceduralLevel dense_level() {
-  return make_procedural_level({.seed = 21, .target_brushes = 100, .half_extent = 640});
 }
 
 struct ShapeUnderTest {

@@ -65,6 +65,36 @@ BrushTopology::BrushTopology(std::span<const Brush> brushes) {
   records_.reserve(brushes.size());
   for (const Brush& brush : brushes)
     add(brush);
+  // Interpenetrating pairs, by sweeping the boxes along x.
+  std::vector<std::int32_t> order(records_.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = std::int32_t(i);
+  std::sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
+    return records_[std::size_t(a)].bounds.min.x < records_[std::size_t(b)].bounds.min.x;
+  });
+  std::vector<std::vector<std::int32_t>> pairs(records_.size());
+  const auto deep = [](const Aabbd& a, const Aabbd& b) {
+    for (int axis = 0; axis < 3; ++axis) {
+      if (std::min(a.max[axis], b.max[axis]) - std::max(a.min[axis], b.min[axis]) <= kTopologyEpsilon)
+        return false;
+    }
+    return true;
+  };
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const Aabbd& a = records_[std::size_t(order[i])].bounds;
+    if (a.empty()) continue;
+    for (std::size_t j = i + 1; j < order.size(); ++j) {
+      const Aabbd& b = records_[std::size_t(order[j])].bounds;
+      if (b.min.x >= a.max.x) break;
+      if (b.empty() || !deep(a, b)) continue;
+      pairs[std::size_t(order[i])].push_back(order[j]);
+      pairs[std::size_t(order[j])].push_back(order[i]);
+    }
+  }
+  for (std::size_t i = 0; i < records_.size(); ++i) {
+    records_[i].overlapping = {std::int32_t(overlapping_.size()), std::int32_t(pairs[i].size())};
+    overlapping_.insert(overlapping_.end(), pairs[i].begin(), pairs[i].end());
+  }
 }
 
 void BrushTopology::add(const Brush& brush) {
@@ -188,7 +218,8 @@ void BrushTopology::add(const Brush& brush) {
   record.top = add_loop(extreme_loop(local, record.bounds.max.z));
   record.bottom = add_loop(extreme_loop(local, record.bounds.min.z));
 
-  // Planes an axis-aligned box's sweep needs beyond the faces and the axes: edge × axis.
+  // Planes an axis-aligned box's sweep needs beyond the faces and the axes: edge × axis, both ways (a face
+  // only bounds one side, so a direction opposite a face is still needed).
   record.box_planes.first = std::int32_t(box_planes_.size());
   const auto parallel = [](Vec3d u, Vec3d n) { return std::abs(dot(u, n)) >= 1.0 - kDirectionEpsilon; };
   for (Vec3d dir : directions(record)) {
@@ -202,9 +233,6 @@ void BrushTopology::add(const Brush& brush) {
           std::abs(u.z) >= 1.0 - kDirectionEpsilon) {
         continue;
       }
-      if (std::any_of(face_planes.begin(), face_planes.end(),
-                      [&](const Planed& f) { return parallel(u, f.normal); }))
-        continue;
       if (std::any_of(box_planes_.begin() + record.box_planes.first, box_planes_.end(),
                       [&](const SweptPlane& s) { return parallel(u, s.u); })) {
         continue;

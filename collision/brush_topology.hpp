@@ -64,6 +64,7 @@ class BrushTopology {
     Range silhouettes;  // vertical planes through edges between an upward and a downward face
     Range directions;   // distinct edge directions (unit, either sign)
     Range box_planes;   // cross products of the edge directions with the axes, not already a face or axis
+    Range overlapping;  // other brushes whose bounds overlap this one's with volume (see overlapping())
     Aabbd bounds;       // of the vertices; empty when the brush has no volume
   };
 
@@ -87,6 +88,12 @@ class BrushTopology {
   std::span<const Planed> silhouettes(const Record& r) const { return span(silhouettes_, r.silhouettes); }
   std::span<const Vec3d> directions(const Record& r) const { return span(directions_, r.directions); }
   std::span<const SweptPlane> box_planes(const Record& r) const { return span(box_planes_, r.box_planes); }
+  // Brushes that interpenetrate this one. Where brushes overlap, the BSP build may leave a part of one
+  // thinner than its plane epsilon out of every cell (a sliver), so no leaf would ask about it; a query
+  // that finds a contact with a brush therefore also asks these.
+  std::span<const std::int32_t> overlapping(const Record& r) const {
+    return span(overlapping_, r.overlapping);
+  }
   // For upright cylinders: whether the brush swept down by the height has a vertical edge below vertex v.
   bool vertical_below(std::int32_t vertex) const { return vertical_below_[std::size_t(vertex)] != 0; }
   const Vec3d& vertex(std::int32_t v) const { return vertices_[std::size_t(v)]; }
@@ -109,6 +116,7 @@ class BrushTopology {
   std::vector<Planed> silhouettes_;
   std::vector<Vec3d> directions_;
   std::vector<SweptPlane> box_planes_;
+  std::vector<std::int32_t> overlapping_;
 };
 
 }  // namespace shiftcast

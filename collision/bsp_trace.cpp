@@ -151,6 +151,18 @@ class ExactTester {
   }
   int tests() const { return tests_; }
 
+  // Lowers `best` to this brush's exact contact, and to those of the brushes interpenetrating it when
+  // it is touched (collision/brush_topology.hpp: slivers); true when the start is in solid.
+  bool update(std::int32_t brush, Impact& best, bool& found) {
+    if (consider(brush, best, found)) return true;
+    const BrushTopology::Record& record = topo_.brush(brush);
+    if (record.overlapping.count == 0 || test(brush).kind == Kind::kNone) return false;
+    for (std::int32_t other : topo_.overlapping(record)) {
+      if (consider(other, best, found)) return true;
+    }
+    return false;
+  }
+
   // Where the motion is in `brush` deeper than kPenetrationTolerance (empty when in >= out).
   Chord solid_chord(std::int32_t brush) const {
     const BrushTopology::Record& record = topo_.brush(brush);
@@ -191,6 +203,19 @@ class ExactTester {
       c.normal = outward;
     }
     return c;
+  }
+
+  bool consider(std::int32_t brush, Impact& best, bool& found) {
+    const Contact& c = test(brush);
+    if (c.kind == Kind::kStartSolid) {
+      best = {kStartSolidT, {}, brush, true};
+      return true;
+    }
+    if (c.kind == Kind::kHit && (!found || c.t < best.t)) {
+      best = {c.t, c.normal, brush, false};
+      found = true;
+    }
+    return false;
   }
 
   static constexpr int kCached = 8;
@@ -312,15 +337,7 @@ class Tracer {
           const BspLeaf& leaf = leaves_[leaf_index(child)];
           Span s{t0, t1, entry, true};
           if (clip_bevels(leaf, s)) {
-            const auto& c = exact_.test(leaf.brush);
-            if (c.kind == ExactTester<Offsets>::Kind::kStartSolid) {
-              best = {kStartSolidT, {}, leaf.brush, true};
-              return true;
-            }
-            if (c.kind == ExactTester<Offsets>::Kind::kHit && (!found || c.t < best.t)) {
-              best = {c.t, c.normal, leaf.brush, false};
-              found = true;
-            }
+            if (exact_.update(leaf.brush, best, found)) return true;
           }
           break;
         }

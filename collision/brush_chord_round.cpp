@@ -75,7 +75,9 @@ double distance_2d(const BrushTopology& topo, std::span<const std::int32_t> loop
     const double len2 = ex * ex + ey * ey;
     double s = len2 > 0.0 ? ((q.x - a.x) * ex + (q.y - a.y) * ey) / len2 : 0.0;
     s = std::clamp(s, 0.0, 1.0);
-    return std::hypot(q.x - a.x - ex * s, q.y - a.y - ey * s);
+    const double dx = q.x - a.x - ex * s;
+    const double dy = q.y - a.y - ey * s;
+    return std::sqrt(dx * dx + dy * dy);
   };
   if (loop.empty()) return kInfinity;
   if (loop.size() == 1) return seg(topo.vertex(loop[0]), topo.vertex(loop[0]));
@@ -164,7 +166,7 @@ Chord cylinder_chord(const BrushTopology& topo, const BrushTopology::Record& bru
   };
   for (std::int32_t i = 0; i < brush.faces.count; ++i) {
     const Planed& f = faces[std::size_t(i)];
-    const double flat = std::hypot(f.normal.x, f.normal.y);
+    const double flat = std::sqrt(f.normal.x * f.normal.x + f.normal.y * f.normal.y);
     if (flat <= kFlatSlope * std::abs(f.normal.z)) {
       const double t = crossing(f.normal, q_offset(f));
       const Vec3d at = bottom + w * t;
@@ -196,14 +198,15 @@ Chord cylinder_chord(const BrushTopology& topo, const BrushTopology::Record& bru
     // Points within the radius, horizontally, of the segment a → a + e (e.z != 0): at the height of p the
     // segment's line is at a + e·(p.z − a.z)/e.z, so the horizontal offset is linear in t.
     const auto sheared = [&](Vec3d a, Vec3d e) {
-      if (std::abs(e.z) <= kFlatSlope * std::hypot(e.x, e.y)) {
+      if (std::abs(e.z) <= kFlatSlope * std::sqrt(e.x * e.x + e.y * e.y)) {
         // Flat: the edge grown by the radius in its plane, crossed where the motion passes its height.
         if (w.z == 0.0) return;
         const double t = (a.z + 0.5 * e.z - bottom.z) / w.z;
         const Vec3d q = bottom + w * t - a;
         const double len2 = e.x * e.x + e.y * e.y;
         const double s = std::clamp(len2 > 0.0 ? (q.x * e.x + q.y * e.y) / len2 : 0.0, 0.0, 1.0);
-        if (std::hypot(q.x - e.x * s, q.y - e.y * s) <= radius + kFeatureSlack)
+        if (std::sqrt((q.x - e.x * s) * (q.x - e.x * s) + (q.y - e.y * s) * (q.y - e.y * s)) <=
+            radius + kFeatureSlack)
           x.add(t, {0, 0, w.z < 0.0 ? 1.0 : -1.0});
         return;
       }

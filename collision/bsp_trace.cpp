@@ -18,6 +18,7 @@
 // of the reached leaves is the earliest contact with the level.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "collision/brush_chord.hpp"
@@ -138,15 +139,16 @@ class ExactTester {
         w_(t_end > 0.0 ? delta : Vec3d{1, 0, 0}),
         t_end_(t_end) {}
 
-  const Contact& test(std::int32_t brush) {
+  // `limit`: a contact at or after it is of no interest (reported as none). Limits only ever fall
+  // during a query, so a remembered answer stays right.
+  const Contact& test(std::int32_t brush, double limit = 1.0) {
     for (int i = 0; i < kCached; ++i) {
       if (cached_[i] == brush) return contacts_[i];
     }
-    ++tests_;
     const int slot = next_;
     next_ = (next_ + 1) % kCached;
     cached_[slot] = brush;
-    contacts_[slot] = decide(topo_.brush(brush));
+    contacts_[slot] = decide(topo_.brush(brush), limit);
     return contacts_[slot];
   }
   int tests() const { return tests_; }
@@ -171,9 +173,30 @@ class ExactTester {
   }
 
  private:
-  Contact decide(const BrushTopology::Record& record) const {
+  // The brush's own faces shifted by the shape's supports (Melax's planes, without the cell's splitters
+  // or bevels) bound K: where the line misses them, or meets them only after `limit`, there is nothing
+  // to compute.
+  bool may_touch(const BrushTopology::Record& record, double limit) const {
+    double lo = -std::numeric_limits<double>::infinity();
+    double hi = std::numeric_limits<double>::infinity();
+    for (const Planed& f : topo_.faces(record)) {
+      const double a = dot(f.normal, from_) - f.d - offsets_(f.normal).back;
+      const double b = dot(f.normal, w_);
+      if (b == 0.0) {
+        if (a >= 0.0) return false;
+      } else if (b < 0.0) {
+        lo = std::max(lo, -a / b);
+      } else {
+        hi = std::min(hi, -a / b);
+      }
+    }
+    return lo < hi && hi > 0.0 && lo < (t_end_ == 0.0 ? 0.0 : std::min(t_end_, limit));
+  }
+
+  Contact decide(const BrushTopology::Record& record, double limit) {
     Contact c;
-    if (record.faces.count == 0) return c;
+    if (record.faces.count == 0 || !may_touch(record, limit)) return c;
+    ++tests_;
     if (t_end_ == 0.0) {
       const Chord deep = offsets_.chord(topo_, record, from_, w_, kPenetrationTolerance);
       if (deep.exists && deep.t_in < 0.0 && deep.t_out > 0.0) c.kind = Kind::kStartSolid;
@@ -206,7 +229,7 @@ class ExactTester {
   }
 
   bool consider(std::int32_t brush, Impact& best, bool& found) {
-    const Contact& c = test(brush);
+    const Contact& c = test(brush, found ? best.t : t_end_);
     if (c.kind == Kind::kStartSolid) {
       best = {kStartSolidT, {}, brush, true};
       return true;

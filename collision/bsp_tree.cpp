@@ -11,6 +11,16 @@ constexpr float kStoredNormalTolerance = 1e-3f;
 
 }  // namespace
 
+std::uint8_t plane_kind(const Plane& plane) {
+  const Vec3 n = plane.normal;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (std::abs(n[axis]) == 1.0f && n[(axis + 1) % 3] == 0.0f && n[(axis + 2) % 3] == 0.0f) {
+      return std::uint8_t(2 * axis + (n[axis] < 0.0f ? 1 : 0));
+    }
+  }
+  return kGeneralPlane;
+}
+
 BspTree::BspTree(std::vector<BspNode> nodes, std::vector<BspLeaf> leaves, std::vector<Plane> bevels,
                  std::int32_t root, std::int32_t brush_count, Aabb bounds)
     : nodes_(std::move(nodes)),
@@ -19,7 +29,11 @@ BspTree::BspTree(std::vector<BspNode> nodes, std::vector<BspLeaf> leaves, std::v
       root_(root),
       brush_count_(brush_count),
       bounds_(bounds) {
-  if (check() == BspLoadError::kNone) build_start_grids();
+  if (check() != BspLoadError::kNone) return;
+  plane_kinds_.reserve(nodes_.size());
+  for (const BspNode& node : nodes_)
+    plane_kinds_.push_back(plane_kind(node.plane));
+  build_start_grids();
 }
 
 namespace {

@@ -64,6 +64,14 @@ constexpr std::int32_t leaf_index(std::int32_t child) {
   return kSolidLeafBase - child;
 }
 
+// A node plane whose normal is exactly ±1 on one axis and ±0 on the others has kind 2·axis + (normal
+// negative); every other plane has kGeneralPlane. For those planes n·p in double is exactly ±p[axis] (the
+// zero components add signed zeros, which change nothing unless ±p[axis] is itself zero), so the ray
+// descent tests them with one subtraction and gets the same bits as the full dot product.
+inline constexpr std::uint8_t kAxialPlaneKinds = 6;
+inline constexpr std::uint8_t kGeneralPlane = kAxialPlaneKinds;
+std::uint8_t plane_kind(const Plane& plane);
+
 enum class BspLoadError : std::uint8_t {
   kNone,
   kBadRoot,   // root is neither a node index nor a leaf
@@ -92,6 +100,8 @@ class BspTree {
   std::span<const BspNode> nodes() const { return nodes_; }
   std::span<const BspLeaf> leaves() const { return leaves_; }
   std::span<const Plane> bevels() const { return bevels_; }
+  // Per node, which coordinate axis its normal lies on exactly (plane_kind()), for the ray descent.
+  std::span<const std::uint8_t> plane_kinds() const { return plane_kinds_; }
   std::int32_t root() const { return root_; }
   std::int32_t brush_count() const { return brush_count_; }
   const Aabb& bounds() const { return bounds_; }  // of all brushes
@@ -124,6 +134,7 @@ class BspTree {
   std::int32_t root_ = kEmptyLeaf;
   std::int32_t brush_count_ = 0;
   Aabb bounds_;
+  std::vector<std::uint8_t> plane_kinds_;  // derived like the start grids
   // Start grids, finest first: derived from the arrays at construction (none for a tree that fails
   // check()). All grids share the origin bounds_.min.
   std::vector<StartLevel> start_levels_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace shiftcast {
 namespace {
@@ -131,6 +132,16 @@ void BspTree::build_start_grids() {
     }
   }
   start_levels_ = std::move(levels);
+  // Half the bytes when every child link fits 16 bits once offset by the solid leaf count: the grids are
+  // read at random, so their size decides how many lookups miss the cache.
+  const std::int64_t links = std::int64_t(nodes_.size()) + std::int64_t(leaves_.size()) + 1;
+  if (links <= std::int64_t(std::numeric_limits<std::uint16_t>::max()) + 1) {
+    start_link_offset_ = std::int32_t(leaves_.size()) + 1;
+    start_cells16_.reserve(start_cells_.size());
+    for (std::int32_t child : start_cells_)
+      start_cells16_.push_back(std::uint16_t(child + start_link_offset_));
+    start_cells_ = {};
+  }
 }
 
 std::int32_t BspTree::start_node(Vec3 lo, Vec3 hi, float radius) const {
@@ -164,9 +175,10 @@ std::int32_t BspTree::start_node(Vec3 lo, Vec3 hi, float radius) const {
       index[axis] = std::size_t(std::int32_t(along));
     }
     if (!fits) continue;
-    return start_cells_[level.first +
-                        (index[2] * std::size_t(level.dims[1]) + index[1]) * std::size_t(level.dims[0]) +
-                        index[0]];
+    const std::size_t i = level.first +
+                          (index[2] * std::size_t(level.dims[1]) + index[1]) * std::size_t(level.dims[0]) +
+                          index[0];
+    return start_cells16_.empty() ? start_cells_[i] : std::int32_t(start_cells16_[i]) - start_link_offset_;
   }
   return root_;
 }

@@ -138,7 +138,11 @@ class BspTree {
   // Start grids, finest first: derived from the arrays at construction (none for a tree that fails
   // check()). All grids share the origin bounds_.min.
   std::vector<StartLevel> start_levels_;
+  // Each cell's start node as a child link, or (when every link fits) as link + start_link_offset_ in
+  // 16 bits, with start_cells_ then empty.
   std::vector<std::int32_t> start_cells_;
+  std::vector<std::uint16_t> start_cells16_;
+  std::int32_t start_link_offset_ = 0;
 };
 
 // The finest start grid's cell width; each coarser grid doubles it, up to the first that spans the level.

@@ -5,15 +5,14 @@
 // For each level it builds all three from the same brushes (the peers get level_mesh(): the brush faces as
 // triangles), draws the same query sets from free space with a fixed seed (rays, spheres, cylinders over
 // short ≤ 16 u, medium 16–256 u and long 2048–4096 u motions), warms each engine up, times it, and prints
-// queries per second, the speed ratios, how often each peer disagrees with shiftcast by more than 0.5 units
-// of hit distance, shiftcast's sweep-vs-ray rate factors and a checksum of shiftcast's answers.
+// queries per second, the speed ratios (also over a match-like mix of 60% short, 30% medium and 10% long
+// queries), how often each peer disagrees with shiftcast by more than 0.5 units of hit distance,
+// shiftcast's sweep-vs-ray rate factors and a checksum of shiftcast's answers. The peers are in
+// bench/peer_engines.hpp.
 //
 //   shiftcast-peer-bench                                   1,200-brush procedural level, seed 1
 //   shiftcast-peer-bench data/openarena/maps/*.bsp         real maps (.bsp, .map)
 //   shiftcast-peer-bench --queries 10000 LEVEL_FILE ...    fewer queries per set, for a quick look
-#include <btBulletCollisionCommon.h>
-#include <embree3/rtcore.h>
-
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -28,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/peer_engines.hpp"
 #include "bench/query_sets.hpp"
 #include "collision/bsp_build.hpp"
 #include "collision/bsp_tree.hpp"
@@ -46,17 +46,6 @@ constexpr std::size_t kDefaultQueriesPerSet = 100'000;
 // The procedural arena's upper half is open air up to the boundary walls' tops, where queries would
 // measure little more than a descent through empty space; imported maps have structure at every height.
 constexpr float kProceduralStartHeightFraction = 0.5f;
-constexpr float kSphereRadius = 15.0f;
-constexpr float kCylinderRadius = 15.0f;
-constexpr float kCylinderHeight = 56.0f;
-// Bullet's cylinder keeps its default margin: btCylinderShape subtracts the margin from its half extents
-// and adds it back as a rounding, so the outer size is exactly r 15 h 56 and only the two rims are
-// rounded, by 0.04 units, which moves a contact by at most 0.04·(√2 − 1) ≈ 0.017 units, far below the
-// 0.5-unit threshold. A zero margin is allowed but is the case GJK is least tested on.
-constexpr btScalar kBulletCylinderMargin = 0.04f;
-// The triangle mesh gets no margin: a margin there would inflate every face and make every Bullet
-// contact early by that much.
-constexpr btScalar kBulletMeshMargin = 0.0f;
 // Two engines agree on a hit when their hit distances differ by at most this (units).
 constexpr float kAgreementTolerance = 0.5f;
 // Untimed queries run by each engine before its timed passes: enough to fault in the tree or BVH and
@@ -67,6 +56,11 @@ constexpr std::size_t kWarmupQueries = 10'000;
 constexpr double kMinTimedSeconds = 0.25;
 
 constexpr int kQuerySets = kQueryKinds * kMotionLengths;
+// The match-like mix of motion lengths (short, medium, long) the "mix" rows report: most of a match's
+// queries are a player's or a projectile's next tick, a few are hitscan shots across the map.
+constexpr double kMixShare[kMotionLengths] = {0.6, 0.3, 0.1};
+// The issue's goal for exact sweeps: their mix rate against Embree's ray mix rate on the same level.
+constexpr double kSweepMixVsEmbreeRayGoal = 0.75;
 
 Shape shape_of(QueryKind kind) {
   switch (kind) {
@@ -80,152 +74,9 @@ Shape shape_of(QueryKind kind) {
   return Shape::point();
 }
 
-// What every engine's answer is reduced to for the comparison.
-struct Answer {
-  bool hit = false;
-  float distance = 0;  // along the motion to the first contact; the motion's length when no hit
-};
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
-
-// Bullet: a collision world (no dynamics) with the level as one static triangle mesh.
-class BulletLevel {
- public:
-  explicit BulletLevel(const LevelMesh& mesh)
-      : dispatcher_(&configuration_), world_(&dispatcher_, &broadphase_, &configuration_) {
-    // Copied rather than shared so the layout is btScalar's, whichever precision Bullet was built with.
-    vertices_.reserve(3 * mesh.vertices.size());
-    for (const Vec3& v : mesh.vertices)
-      vertices_.insert(vertices_.end(), {v.x, v.y, v.z});
-    indices_.reserve(3 * mesh.triangles.size());
-    for (const auto& t : mesh.triangles)
-      indices_.insert(indices_.end(), {t[0], t[1], t[2]});
-    arrays_ = std::make_unique<btTriangleIndexVertexArray>(int(mesh.triangles.size()), indices_.data(),
-                                                           int(3 * sizeof(int)), int(mesh.vertices.size()),
-                                                           vertices_.data(), int(3 * sizeof(btScalar)));
-    // Quantized AABB compression is Bullet's recommended setting for large static meshes.
-    shape_ = std::make_unique<btBvhTriangleMeshShape>(arrays_.get(), true);
-    shape_->setMargin(kBulletMeshMargin);
-    object_.setCollisionShape(shape_.get());
-    object_.setCollisionFlags(btCollisionObject::CF_STATIC_OBJECT);
-    world_.addCollisionObject(&object_);
-    world_.updateAabbs();
-    cylinder_.setMargin(kBulletCylinderMargin);
-  }
-  BulletLevel(const BulletLevel&) = delete;
-  BulletLevel& operator=(const BulletLevel&) = delete;
-  ~BulletLevel() { world_.removeCollisionObject(&object_); }
-
-  Answer raycast(const Query& q) const {
-    const btVector3 from(q.from.x, q.from.y, q.from.z);
-    const btVector3 to(q.to.x, q.to.y, q.to.z);
-    btCollisionWorld::ClosestRayResultCallback result(from, to);
-    world_.rayTest(from, to, result);
-    return answer(result.hasHit(), result.m_closestHitFraction, q.length);
-  }
-
-  Answer sweep(QueryKind kind, const Query& q) const {
-    // Bullet's shapes are centred on their transform; shiftcast's cylinder stands on its reference point.
-    const float lift = kind == QueryKind::kCylinder ? 0.5f * kCylinderHeight : 0.0f;
-    const btVector3 from(q.from.x, q.from.y, q.from.z + lift);
-    const btVector3 to(q.to.x, q.to.y, q.to.z + lift);
-    const btConvexShape* shape = kind == QueryKind::kCylinder ? static_cast<const btConvexShape*>(&cylinder_)
-                                                              : static_cast<const btConvexShape*>(&sphere_);
-    btCollisionWorld::ClosestConvexResultCallback result(from, to);
-    world_.convexSweepTest(shape, btTransform(btQuaternion::getIdentity(), from),
-                           btTransform(btQuaternion::getIdentity(), to), result);
-    return answer(result.hasHit(), result.m_closestHitFraction, q.length);
-  }
-
- private:
-  static Answer answer(bool hit, btScalar fraction, float length) {
-    return {hit, hit ? float(fraction) * length : length};
-  }
-
-  std::vector<btScalar> vertices_;
-  std::vector<int> indices_;
-  std::unique_ptr<btTriangleIndexVertexArray> arrays_;
-  std::unique_ptr<btBvhTriangleMeshShape> shape_;
-  btDefaultCollisionConfiguration configuration_;
-  btCollisionDispatcher dispatcher_;
-  btDbvtBroadphase broadphase_;
-  btCollisionWorld world_;
-  btCollisionObject object_;
-  // The sphere's whole radius is its margin in Bullet, so it is exact.
-  btSphereShape sphere_{kSphereRadius};
-  btCylinderShapeZ cylinder_{btVector3(kCylinderRadius, kCylinderRadius, 0.5f * kCylinderHeight)};
-};
-
-void report_embree_error(void*, RTCError code, const char* message) {
-  std::fprintf(stderr, "embree error %d: %s\n", int(code), message ? message : "");
-}
-
-// Embree: one triangle geometry, built for fast traversal since the level is static.
-class EmbreeLevel {
- public:
-  explicit EmbreeLevel(const LevelMesh& mesh) {
-    // One build thread, like every query here: the benchmark is single-threaded end to end.
-    device_ = rtcNewDevice("threads=1");
-    rtcSetDeviceErrorFunction(device_, report_embree_error, nullptr);
-    scene_ = rtcNewScene(device_);
-    rtcSetSceneBuildQuality(scene_, RTC_BUILD_QUALITY_HIGH);
-    RTCGeometry geometry = rtcNewGeometry(device_, RTC_GEOMETRY_TYPE_TRIANGLE);
-    // Embree's own buffers, which carry the padding its vector loads need past the last vertex.
-    auto* vertices = static_cast<float*>(rtcSetNewGeometryBuffer(
-        geometry, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 3 * sizeof(float), mesh.vertices.size()));
-    for (std::size_t i = 0; i < mesh.vertices.size(); ++i) {
-      vertices[3 * i + 0] = mesh.vertices[i].x;
-      vertices[3 * i + 1] = mesh.vertices[i].y;
-      vertices[3 * i + 2] = mesh.vertices[i].z;
-    }
-    auto* indices = static_cast<unsigned*>(rtcSetNewGeometryBuffer(
-        geometry, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 3 * sizeof(unsigned), mesh.triangles.size()));
-    for (std::size_t i = 0; i < mesh.triangles.size(); ++i) {
-      for (int k = 0; k < 3; ++k)
-        indices[3 * i + k] = unsigned(mesh.triangles[i][k]);
-    }
-    rtcCommitGeometry(geometry);
-    rtcAttachGeometry(scene_, geometry);
-    rtcReleaseGeometry(geometry);
-    rtcCommitScene(scene_);
-  }
-  EmbreeLevel(const EmbreeLevel&) = delete;
-  EmbreeLevel& operator=(const EmbreeLevel&) = delete;
-  ~EmbreeLevel() {
-    rtcReleaseScene(scene_);
-    rtcReleaseDevice(device_);
-  }
-
-  // The segment as Embree's ray: unit direction, [tnear, tfar] = [0, length], so tfar is the distance.
-  Answer raycast(const Query& q) const {
-    RTCIntersectContext context;
-    rtcInitIntersectContext(&context);
-    RTCRayHit rayhit;
-    rayhit.ray.org_x = q.from.x;
-    rayhit.ray.org_y = q.from.y;
-    rayhit.ray.org_z = q.from.z;
-    rayhit.ray.tnear = 0.0f;
-    rayhit.ray.dir_x = q.direction.x;
-    rayhit.ray.dir_y = q.direction.y;
-    rayhit.ray.dir_z = q.direction.z;
-    rayhit.ray.time = 0.0f;
-    rayhit.ray.tfar = q.length;
-    rayhit.ray.mask = ~0u;
-    rayhit.ray.id = 0;
-    rayhit.ray.flags = 0;
-    rayhit.hit.geomID = RTC_INVALID_GEOMETRY_ID;
-    rayhit.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
-    rtcIntersect1(scene_, &context, &rayhit);
-    const bool hit = rayhit.hit.geomID != RTC_INVALID_GEOMETRY_ID;
-    return {hit, hit ? rayhit.ray.tfar : q.length};
-  }
-
- private:
-  RTCDevice device_ = nullptr;
-  RTCScene scene_ = nullptr;
-};
 
 // Runs `answer` over the queries: a warm-up, then whole timed passes until kMinTimedSeconds; returns the
 // fastest pass's rate and leaves the last pass's answers in `out`.
@@ -343,10 +194,20 @@ BenchLevel procedural_level() {
   return b;
 }
 
+// Queries per second over the mix: the sets' times per query weighted by kMixShare.
+double mix_rate(const std::vector<SetResult>& results, QueryKind kind, double SetResult::*rate) {
+  double seconds = 0;
+  for (const SetResult& r : results) {
+    if (r.kind == kind) seconds += kMixShare[int(r.length)] / (r.*rate);
+  }
+  return 1.0 / seconds;
+}
+
 void print_results(const std::vector<SetResult>& results) {
   std::printf("\n%-16s %8s %7s | %10s %10s %10s | %8s %8s\n", "set", "queries", "hit%", "shiftcast", "Bullet",
               "Embree", "sc/Bul", "sc/Emb");
   std::printf("%-16s %8s %7s | %10s %10s %10s | %8s %8s\n", "", "", "", "Mq/s", "Mq/s", "Mq/s", "", "");
+  const double embree_ray_mix = mix_rate(results, QueryKind::kRay, &SetResult::embree_rate);
   for (const SetResult& r : results) {
     const std::string set = std::string(to_string(r.kind)) + " " + to_string(r.length);
     char embree[16] = "-";
@@ -358,7 +219,19 @@ void print_results(const std::vector<SetResult>& results) {
     std::printf("%-16s %8zu %6.1f%% | %10.3f %10.3f %10s | %7.1fx %8s\n", set.c_str(), r.queries,
                 100.0 * r.hit_rate, r.shiftcast_rate / 1e6, r.bullet_rate / 1e6, embree,
                 r.shiftcast_rate / r.bullet_rate, embree_ratio);
+    if (r.length != MotionLength::kLong) continue;
+    // After each kind's three sets, its mix; a sweep's mix is set against Embree's ray mix (marked *).
+    const double ours = mix_rate(results, r.kind, &SetResult::shiftcast_rate);
+    const double bullet = mix_rate(results, r.kind, &SetResult::bullet_rate);
+    const bool ray = r.kind == QueryKind::kRay;
+    std::snprintf(embree, sizeof embree, "%s%.3f", ray ? "" : "*", embree_ray_mix / 1e6);
+    std::snprintf(embree_ratio, sizeof embree_ratio, "%s%.2fx", ray ? "" : "*", ours / embree_ray_mix);
+    const std::string mix = std::string(to_string(r.kind)) + " mix";
+    std::printf("%-16s %8s %7s | %10.3f %10.3f %10s | %7.1fx %8s\n", mix.c_str(), "60/30/10", "", ours / 1e6,
+                bullet / 1e6, embree, ours / bullet, embree_ratio);
   }
+  std::printf("(mix: %.0f%% short, %.0f%% medium, %.0f%% long; * Embree's ray mix, the sweeps' yardstick)\n",
+              100 * kMixShare[0], 100 * kMixShare[1], 100 * kMixShare[2]);
 
   std::printf(
       "\nDisagreements with shiftcast (hit distance differs by more than %.1f units; counts of the set):\n",
@@ -408,11 +281,24 @@ void print_results(const std::vector<SetResult>& results) {
       {"rays vs Bullet", min_ratio(QueryKind::kRay, false), 5.0},
       {"rays vs Embree", min_ratio(QueryKind::kRay, true), 0.5},
   };
-  std::printf("\nGoals (slowest ratio over short, medium, long):\n");
-  for (const Goal& g : goals) {
-    std::printf("  %-26s %7.2fx  target >= %4.1fx  %s\n", g.what, g.ratio, g.target,
+  const auto vs_embree_rays = [&](QueryKind kind) {
+    return mix_rate(results, kind, &SetResult::shiftcast_rate) / embree_ray_mix;
+  };
+  const Goal mix_goals[] = {
+      {"rays vs Embree rays", vs_embree_rays(QueryKind::kRay), 1.0},
+      {"spheres vs Embree rays", vs_embree_rays(QueryKind::kSphere), kSweepMixVsEmbreeRayGoal},
+      {"cylinders vs Embree rays", vs_embree_rays(QueryKind::kCylinder), kSweepMixVsEmbreeRayGoal},
+  };
+  const auto print_goal = [](const Goal& g) {
+    std::printf("  %-26s %7.2fx  target >= %4.2fx  %s\n", g.what, g.ratio, g.target,
                 g.ratio >= g.target ? "met" : "NOT MET");
-  }
+  };
+  std::printf("\nGoals (slowest ratio over short, medium, long):\n");
+  for (const Goal& g : goals)
+    print_goal(g);
+  std::printf("Goals on the mix (the sweeps' target is issue 11's, for exact sweeps):\n");
+  for (const Goal& g : mix_goals)
+    print_goal(g);
 }
 
 // Returns false when the level cannot be benchmarked (build failure, too few free starts).

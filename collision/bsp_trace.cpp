@@ -320,6 +320,16 @@ Span front_part(const Plane& plane, double ds, double dw, double front, bool clo
   return s;
 }
 
+// An empty asm the compiler cannot see through: placed in one arm of an if, it stops the compiler from
+// turning the if into a conditional move, which would make the next load wait for the comparison.
+inline void keep_branch(std::int32_t& value) {
+#if defined(__GNUC__)
+  asm("" : "+r"(value));
+#else
+  (void)value;
+#endif
+}
+
 // A share of the motion waiting on the traversal stack: the subtree, its [t0, t1] and the plane it was
 // entered through. Trivially constructible (no default member initialisers), so a stack array of
 // kMaxTreeDepth of them costs nothing per query.
@@ -338,6 +348,7 @@ class Tracer {
       : nodes_(tree.nodes().data()),
         leaves_(tree.leaves().data()),
         bevels_(tree.bevels().data()),
+        kinds_(tree.plane_kinds().data()),
         offsets_(offsets),
         from_(from),
         delta_(delta),
@@ -401,7 +412,24 @@ class Tracer {
 
   // The point case of first_impact, iterative: with no shift the two sides partition the segment, so
   // each crossing sends the near part down first and stacks the far part; no band, no bevels.
+  //
+  // The descent is a chain of dependent steps (plane distance, then the child to load), so its speed is
+  // the latency of one step. Axial planes (most of a Quake map) skip the dot products: their distances
+  // come from per-query tables holding exactly what dot(n, from) and dot(n, delta) give for n = ±e_axis,
+  // so every comparison sees the same bits as the general path. A start coordinate of exactly 0 is the
+  // one case where the dot product's signed zeros could differ in sign; such queries use the general
+  // path throughout.
   bool first_impact_point(std::int32_t child, double t1, Impact& best) const {
+    double axial_from[kAxialPlaneKinds];
+    double axial_delta[kAxialPlaneKinds];
+    for (int axis = 0; axis < 3; ++axis) {
+      axial_from[2 * axis] = from_[axis];
+      axial_from[2 * axis + 1] = -from_[axis];
+      axial_delta[2 * axis] = delta_[axis];
+      axial_delta[2 * axis + 1] = -delta_[axis];
+    }
+    const bool axial_exact = from_.x != 0.0 && from_.y != 0.0 && from_.z != 0.0;
+    const std::uint8_t fast_kinds = axial_exact ? kAxialPlaneKinds : 0;
     Pending stack[kMaxTreeDepth];
     int top = 0;
     double t0 = 0.0;
@@ -409,14 +437,29 @@ class Tracer {
     for (;;) {
       while (child >= 0) {
         const BspNode& node = nodes_[child];
-        const Vec3d n = to_double(node.plane.normal);
-        const double ds = dot(n, from_) - double(node.plane.d);
-        const double dw = dot(n, delta_);
+        const std::uint8_t kind = kinds_[child];
+        double ds;
+        double dw;
+        if (kind < fast_kinds) {
+          ds = axial_from[kind] - double(node.plane.d);
+          dw = axial_delta[kind];
+        } else {
+          const Vec3d n = to_double(node.plane.normal);
+          ds = dot(n, from_) - double(node.plane.d);
+          dw = dot(n, delta_);
+        }
         const double d0 = ds + t0 * dw;
         const double d1 = ds + t1 * dw;
         const bool back0 = d0 < 0.0;
         if (back0 == (d1 < 0.0)) {
-          child = node.child[back0 ? 0 : 1];
+          // A branch, not a select: the CPU then loads the predicted child while the plane test is still
+          // in flight, instead of waiting for it (medium and long rays +10–25%, measured on three maps).
+          if (back0) {
+            child = node.child[0];
+            keep_branch(child);
+          } else {
+            child = node.child[1];
+          }
           continue;
         }
         // The segment crosses the plane at t: the near side is the one holding p(t0).
@@ -490,6 +533,7 @@ class Tracer {
   const BspNode* nodes_;
   const BspLeaf* leaves_;
   const Plane* bevels_;
+  const std::uint8_t* kinds_;
   Offsets offsets_;
   Vec3d from_;
   Vec3d delta_;
@@ -541,6 +585,24 @@ std::int32_t overlap_brush(const BspTree& tree, std::int32_t child, const Offset
   return leaf.brush;
 }
 
+// The shape's bounding box relative to its reference point: a start node found for the swept box grown
+// by it is as deep as one found for the reach in every direction, and deeper for an upright cylinder
+// (15 across, 56 up), whose reach would have grown the box by 58 units on every side.
+struct ShapeExtent {
+  Vec3 lo;
+  Vec3 hi;
+};
+ShapeExtent shape_extent(const Shape& shape) {
+  ShapeExtent e;
+  for (int axis = 0; axis < 3; ++axis) {
+    Vec3d u{};
+    u[axis] = 1.0;
+    e.lo[axis] = -float(shape.support(-u));
+    e.hi[axis] = float(shape.support(u));
+  }
+  return e;
+}
+
 template <class Offsets>
 TraceResult run_trace(const BspTree& tree, const Offsets& offsets, const Shape& shape, Vec3 from, Vec3 to) {
   TraceResult result;
@@ -550,7 +612,8 @@ TraceResult run_trace(const BspTree& tree, const Offsets& offsets, const Shape& 
   const double t_end = delta == Vec3d{} ? 0.0 : 1.0;
   const Tracer<Offsets> tracer(tree, offsets, shape, from_d, delta, t_end);
   Impact impact;
-  const std::int32_t start = tree.start_node(min(from, to), max(from, to), shape.reach());
+  const ShapeExtent extent = shape_extent(shape);
+  const std::int32_t start = tree.start_node(min(from, to) + extent.lo, max(from, to) + extent.hi, 0.0f);
   bool found;
   if constexpr (std::is_same_v<Offsets, PointOffsets>) {
     found = tracer.first_impact_point(start, t_end, impact);
@@ -639,7 +702,8 @@ OverlapResult BspTree::overlap(const Shape& shape, Vec3 position) const {
     result.status = QueryStatus::kInvalidShape;
     return result;
   }
-  const std::int32_t start = start_node(position, position, shape.reach());
+  const ShapeExtent extent = shape_extent(shape);
+  const std::int32_t start = start_node(position + extent.lo, position + extent.hi, 0.0f);
   const Vec3d p = to_double(position);
   result.brush = with_offsets(shape, [&](const auto& offsets) {
     ExactTester exact(topology_, offsets, shape, p, {}, 0.0);

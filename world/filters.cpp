@@ -135,7 +135,7 @@ struct HardResult {
 // the 8 corners of their local box grown by `grow`, turned by the relative yaw (a superset of the shape
 // grown by `grow`, since a cube of half-size g contains the ball of radius g).
 Shape tree_culler(const Shape& s, const Aabb& s_box, double c, double sn, double grow,
-                  std::array<Vec3, 8>& corners) {
+                  std::array<Vec3, 11>& corners) {
   const float g = float(grow);
   const Vec3 offset = to_float(rotate_z(to_double(s.offset), c, sn));
   switch (s.kind) {
@@ -155,7 +155,11 @@ Shape tree_culler(const Shape& s, const Aabb& s_box, double c, double sn, double
                        (i & 4) ? double(s_box.max.z) + grow : double(s_box.min.z) - grow};
     corners[std::size_t(i)] = to_float(rotate_z(corner, c, sn));
   }
-  return Shape::hull(corners);
+  // The turned box's edge directions, so the tree's exact test needs only their cross products.
+  corners[8] = to_float(Vec3d{c, sn, 0});
+  corners[9] = to_float(Vec3d{-sn, c, 0});
+  corners[10] = {0, 0, 1};
+  return Shape::hull(std::span<const Vec3>(corners).first(8), std::span<const Vec3>(corners).subspan(8));
 }
 
 // The convex shape `s` (local bounds `s_box`, in its own frame) at `s_pose` against every brush of the
@@ -173,7 +177,7 @@ void concave_against(const PropModel& model, const Pose& model_pose, const Shape
 
   // The miss path first (Blow: near misses are the common case): the prop's tree, asked exactly as the
   // level is asked, says whether anything solid is within `grow` at all.
-  std::array<Vec3, 8> corners;
+  std::array<Vec3, 11> corners;  // 8 corners, then 3 edge directions
   const Shape culler = tree_culler(s, s_box, turned.c, turned.s, grow, corners);
   const OverlapResult named = model.tree.overlap(culler, to_float(local));
   if (named.status != QueryStatus::kOk || !named.overlap) return;

@@ -542,10 +542,10 @@ class Tracer {
 
 // The first brush the shape at p overlaps deeper than kPenetrationTolerance: every solid leaf whose shifted
 // region holds p asks its brush the exact question (`exact` is a static tester at p; unused for a point,
-// whose cell is exact).
+// whose cell is exact). Without a tester, the first leaf whose shifted region holds p (may_overlap).
 template <class Offsets>
 std::int32_t overlap_brush(const BspTree& tree, std::int32_t child, const Offsets& offsets, Vec3d p,
-                           ExactTester<Offsets>& exact) {
+                           ExactTester<Offsets>* exact) {
   const auto back_of = [&](const Plane& plane, ShiftOffsets& off) {
     const Vec3d n = to_double(plane.normal);
     off = offsets(n);
@@ -580,7 +580,8 @@ std::int32_t overlap_brush(const BspTree& tree, std::int32_t child, const Offset
       ShiftOffsets off;
       if (!(back_of(bevel, off) < off.back)) return kNoBrush;
     }
-    return exact.test(leaf.brush).kind == ExactTester<Offsets>::Kind::kStartSolid ? leaf.brush : kNoBrush;
+    if (exact == nullptr) return leaf.brush;  // may_overlap: the shifted region is the answer
+    return exact->test(leaf.brush).kind == ExactTester<Offsets>::Kind::kStartSolid ? leaf.brush : kNoBrush;
   }
   return leaf.brush;
 }
@@ -692,7 +693,7 @@ TraceResult BspTree::raycast(Vec3 origin, Vec3 direction, float max_distance) co
   return run_trace(*this, PointOffsets{}, point, origin, to);
 }
 
-OverlapResult BspTree::overlap(const Shape& shape, Vec3 position) const {
+OverlapResult BspTree::overlap_query(const Shape& shape, Vec3 position, bool exact) const {
   OverlapResult result;
   if (!is_finite(position)) {
     result.status = QueryStatus::kNonFiniteInput;
@@ -706,19 +707,27 @@ OverlapResult BspTree::overlap(const Shape& shape, Vec3 position) const {
   const std::int32_t start = start_node(position + extent.lo, position + extent.hi, 0.0f);
   const Vec3d p = to_double(position);
   result.brush = with_offsets(shape, [&](const auto& offsets) {
-    ExactTester exact(topology_, offsets, shape, p, {}, 0.0);
-    return overlap_brush(*this, start, offsets, p, exact);
+    using Tester = ExactTester<std::decay_t<decltype(offsets)>>;
+    if (!exact) return overlap_brush(*this, start, offsets, p, static_cast<Tester*>(nullptr));
+    Tester tester(topology_, offsets, shape, p, {}, 0.0);
+    return overlap_brush(*this, start, offsets, p, &tester);
   });
   result.overlap = result.brush != kNoBrush;
   return result;
 }
 
+OverlapResult BspTree::overlap(const Shape& shape, Vec3 position) const {
+  return overlap_query(shape, position, true);
+}
+
+OverlapResult BspTree::may_overlap(const Shape& shape, Vec3 position) const {
+  return overlap_query(shape, position, false);
+}
+
 std::int32_t BspTree::point_brush(Vec3 p) const {
   if (!is_finite(p)) return kNoBrush;
   const PointOffsets offsets;
-  const Shape point = Shape::point();
-  ExactTester exact(topology_, offsets, point, to_double(p), {}, 0.0);
-  return overlap_brush(*this, start_node(p, p, 0.0f), offsets, to_double(p), exact);
+  return overlap_brush<PointOffsets>(*this, start_node(p, p, 0.0f), offsets, to_double(p), nullptr);
 }
 
 }  // namespace shiftcast

@@ -97,6 +97,10 @@ class BspTree {
   TraceResult trace(const Shape& shape, Vec3 from, Vec3 to) const;
   TraceResult raycast(Vec3 origin, Vec3 direction, float max_distance) const;
   OverlapResult overlap(const Shape& shape, Vec3 position) const;
+  // The conservative overlap: true wherever the shape overlaps a brush, and also where it only comes
+  // near a convex edge or corner (within the shifted planes and bevels, at most a fraction of its size).
+  // Cheaper than overlap(); for culling, where "maybe" is good enough.
+  OverlapResult may_overlap(const Shape& shape, Vec3 position) const;
   std::int32_t point_brush(Vec3 p) const;
 
   std::span<const BspNode> nodes() const { return nodes_; }
@@ -130,6 +134,7 @@ class BspTree {
   };
 
   void build_start_grids();
+  OverlapResult overlap_query(const Shape& shape, Vec3 position, bool exact) const;
 
   std::vector<BspNode> nodes_;
   std::vector<BspLeaf> leaves_;

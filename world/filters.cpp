@@ -175,11 +175,11 @@ void concave_against(const PropModel& model, const Pose& model_pose, const Shape
   const Aabbd near = bounds_of(turned, grow);
   if (!overlaps(near, model.local_box)) return;
 
-  // The miss path first (Blow: near misses are the common case): the prop's tree, asked exactly as the
-  // level is asked, says whether anything solid is within `grow` at all.
+  // The miss path first (Blow: near misses are the common case): the prop's tree says whether anything
+  // solid may be within `grow` at all (may_overlap: a cull needs no exact answer, only no missed one).
   std::array<Vec3, 11> corners;  // 8 corners, then 3 edge directions
   const Shape culler = tree_culler(s, s_box, turned.c, turned.s, grow, corners);
-  const OverlapResult named = model.tree.overlap(culler, to_float(local));
+  const OverlapResult named = model.tree.may_overlap(culler, to_float(local));
   if (named.status != QueryStatus::kOk || !named.overlap) return;
 
   // The tree named a brush; its neighbours within reach may be closer, so every brush whose box is near

@@ -40,6 +40,9 @@ struct Chord {
   double t_in = 0.0;
   double t_out = 0.0;
   Vec3d normal{};  // unit outward normal of K where the line enters it
+  // The line enters through a planar piece of K (a face, a cap): the entry moves with the shape's size
+  // by a closed form (the caller uses it to skip a second chord).
+  bool planar_entry = false;
 };
 
 // `centre` is the sphere's centre at t = 0; w its motion per unit t (non-zero).

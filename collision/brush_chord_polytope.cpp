@@ -41,6 +41,7 @@ class Clip {
     c.t_in = t_in_;
     c.t_out = t_out_;
     c.normal = normal_;
+    c.planar_entry = true;
     return c;
   }
 

@@ -25,11 +25,13 @@ struct Crossings {
   double t_in = kInfinity;
   double t_out = -kInfinity;
   Vec3d normal{};
+  bool planar_in = false;
 
-  void add(double t, Vec3d n) {
+  void add(double t, Vec3d n, bool planar = false) {
     if (t < t_in) {
       t_in = t;
       normal = n;
+      planar_in = planar;
     }
     t_out = std::max(t_out, t);
   }
@@ -39,6 +41,7 @@ struct Crossings {
     c.t_in = t_in;
     c.t_out = t_out;
     c.normal = normalize(normal);
+    c.planar_entry = planar_in;
     return c;
   }
 };
@@ -107,7 +110,7 @@ Chord sphere_chord(const BrushTopology& topo, const BrushTopology::Record& brush
     const double speed = dot(f.normal, w);
     if (speed == 0.0) continue;
     const double t = (radius - f.distance(centre)) / speed;
-    if (in_polytope(faces, centre + w * t - f.normal * radius)) x.add(t, f.normal);
+    if (in_polytope(faces, centre + w * t - f.normal * radius)) x.add(t, f.normal, true);
   }
   if (radius > 0.0) {
     const double r2 = radius * radius;
@@ -172,23 +175,23 @@ Chord cylinder_chord(const BrushTopology& topo, const BrushTopology::Record& bru
       const Vec3d at = bottom + w * t;
       if (t != kInfinity &&
           distance_2d(topo, topo.face_loop(brush.faces.first + i), at) <= radius + kFeatureSlack)
-        x.add(t, f.normal);
+        x.add(t, f.normal, true);
       continue;
     }
     const double t = crossing(f.normal, q_offset(f) + radius * flat);
     const Vec3d shift{f.normal.x * (radius / flat), f.normal.y * (radius / flat), 0.0};
-    if (t != kInfinity && in_q(bottom + w * t - shift)) x.add(t, f.normal);
+    if (t != kInfinity && in_q(bottom + w * t - shift)) x.add(t, f.normal, true);
   }
   for (const Planed& s : silhouettes) {  // vertical
     const double t = crossing(s.normal, s.d + radius);
-    if (t != kInfinity && in_q(bottom + w * t - s.normal * radius)) x.add(t, s.normal);
+    if (t != kInfinity && in_q(bottom + w * t - s.normal * radius)) x.add(t, s.normal, true);
   }
   // The caps: Q's top is P's highest feature, its bottom P's lowest one swept down, each grown by the
   // radius in the horizontal plane.
   if (w.z != 0.0) {
     const auto cap = [&](double z, std::span<const std::int32_t> loop, double nz) {
       const double t = (z - bottom.z) / w.z;
-      if (distance_2d(topo, loop, bottom + w * t) <= radius + kFeatureSlack) x.add(t, {0, 0, nz});
+      if (distance_2d(topo, loop, bottom + w * t) <= radius + kFeatureSlack) x.add(t, {0, 0, nz}, true);
     };
     cap(brush.bounds.max.z, topo.top(brush), 1.0);
     cap(brush.bounds.min.z - height, topo.bottom(brush), -1.0);
@@ -207,7 +210,7 @@ Chord cylinder_chord(const BrushTopology& topo, const BrushTopology::Record& bru
         const double s = std::clamp(len2 > 0.0 ? (q.x * e.x + q.y * e.y) / len2 : 0.0, 0.0, 1.0);
         if (std::sqrt((q.x - e.x * s) * (q.x - e.x * s) + (q.y - e.y * s) * (q.y - e.y * s)) <=
             radius + kFeatureSlack)
-          x.add(t, {0, 0, w.z < 0.0 ? 1.0 : -1.0});
+          x.add(t, {0, 0, w.z < 0.0 ? 1.0 : -1.0}, true);
         return;
       }
       const double mx = e.x / e.z;

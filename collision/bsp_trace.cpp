@@ -34,6 +34,7 @@ namespace {
 struct PointOffsets {
   static constexpr bool kClipsBevels = false;
   ShiftOffsets operator()(Vec3d) const { return {0.0, 0.0}; }
+  static double planar_shift(Vec3d) { return 1.0; }
   Chord chord(const BrushTopology& topo, const BrushTopology::Record& b, Vec3d ref, Vec3d w, double) const {
     return sphere_chord(topo, b, ref, w, 0.0);
   }
@@ -46,6 +47,7 @@ struct SphereOffsets {
     const double along = dot(n, centre);
     return {radius - along, radius + along};
   }
+  static double planar_shift(Vec3d) { return 1.0; }
   Chord chord(const BrushTopology& topo, const BrushTopology::Record& b, Vec3d ref, Vec3d w,
               double erosion) const {
     return sphere_chord(topo, b, ref + centre, w, std::max(0.0, radius - erosion));
@@ -61,6 +63,8 @@ struct CylinderOffsets {
     const double rim = radius * std::sqrt(n.x * n.x + n.y * n.y);
     return {rim + std::max(0.0, -n.z) * height - along, rim + std::max(0.0, n.z) * height + along};
   }
+  // Eroding the cylinder by e pulls a plane of K with normal n in by e·(|n_xy| + |n_z|).
+  static double planar_shift(Vec3d n) { return std::sqrt(n.x * n.x + n.y * n.y) + std::abs(n.z); }
   Chord chord(const BrushTopology& topo, const BrushTopology::Record& b, Vec3d ref, Vec3d w,
               double erosion) const {
     const double ends = std::min(erosion, 0.5 * height);
@@ -77,6 +81,7 @@ struct BoxOffsets {
     const double extent = std::abs(n.x) * half.x + std::abs(n.y) * half.y + std::abs(n.z) * half.z;
     return {extent - along, extent + along};
   }
+  static double planar_shift(Vec3d) { return 1.0; }  // erosion is by translation distance
   Chord chord(const BrushTopology& topo, const BrushTopology::Record& b, Vec3d ref, Vec3d w,
               double erosion) const {
     return box_chord(topo, b, ref + centre, w, half, erosion);
@@ -86,6 +91,7 @@ struct HullOffsets {
   static constexpr bool kClipsBevels = true;
   const Shape* shape;
   ShiftOffsets operator()(Vec3d n) const { return shape->shift_offsets(n); }
+  static double planar_shift(Vec3d) { return 1.0; }  // erosion is by translation distance
   Chord chord(const BrushTopology& topo, const BrushTopology::Record& b, Vec3d ref, Vec3d w,
               double erosion) const {
     return hull_chord(topo, b, shape->hull_vertices, shape->hull_edge_directions, ref, w, erosion);
@@ -205,6 +211,16 @@ class ExactTester {
     const Chord skin = offsets_.chord(topo_, record, from_, w_, kContactSkin);
     if (!skin.exists || skin.t_out <= 0.0 || skin.t_in >= t_end_) return c;
     if (skin.t_in >= 0.0) {
+      const double approach = -dot(skin.normal, w_);
+      if (skin.planar_entry && approach > 0.0) {
+        // Through a planar piece: the true shape meets that plane kContactSkin·shift earlier. The plane
+        // supports K, so this is never later than the true entry, and differs from it only where the
+        // entry is within the skin of the piece's edge.
+        c.kind = Kind::kHit;
+        c.t = std::max(0.0, skin.t_in - kContactSkin * Offsets::planar_shift(skin.normal) / approach);
+        c.normal = skin.normal;
+        return c;
+      }
       const Chord touch = offsets_.chord(topo_, record, from_, w_, 0.0);
       c.kind = Kind::kHit;
       c.t = touch.exists ? std::max(0.0, touch.t_in) : skin.t_in;

@@ -396,9 +396,8 @@ bool bench_level(const BenchLevel& b, std::size_t queries_per_set) {
 void print_expected_disagreements() {
   std::printf(
       "Expected disagreements:\n"
-      "  * Sweeps, shiftcast earlier: plane-shifted sweeps may stop early near convex edges and corners, in\n"
-      "    empty space, by a gap bounded with bevels (at most 0.47 r for spheres, 0.38 r for the player;\n"
-      "    docs/collision.md); along the motion that gap can be longer at grazing angles.\n"
+      "  * Sweeps: shiftcast's are exact against the brushes (docs/collision.md, held to the brute-force\n"
+      "    oracle by the test suites), so a disagreement is the peer's.\n"
       "  * Sweeps vs Bullet, either way: Bullet casts against each triangle by conservative advancement\n"
       "    (GJK, stopping within 0.001 units) and drops casts whose contact normal is degenerate, so it may\n"
       "    miss some contacts (edge-on or at shared triangle edges) and can end a contact up to its\n"

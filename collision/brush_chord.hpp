@@ -61,4 +61,13 @@ Chord hull_chord(const BrushTopology& topo, const BrushTopology::Record& brush,
                  std::span<const Vec3> vertices, std::span<const Vec3> edge_directions, Vec3d reference,
                  Vec3d w, double erosion);
 
+// The fast path of the common contact, a shape meeting a brush face-on: true when the shape, with its
+// reference point on face `face`'s plane of K (that face moved out by the shape), touches the brush on
+// that face at least `margin` inside the face's region (so K there is that plane, and a line crossing
+// it enters K's interior). `face` indexes topo.faces(brush).
+bool sphere_on_face(const BrushTopology& topo, const BrushTopology::Record& brush, int face, Vec3d centre,
+                    double radius, double margin);
+bool cylinder_on_face(const BrushTopology& topo, const BrushTopology::Record& brush, int face, Vec3d bottom,
+                      double radius, double height, double margin);
+
 }  // namespace shiftcast

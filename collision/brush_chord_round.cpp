@@ -248,4 +248,34 @@ Chord cylinder_chord(const BrushTopology& topo, const BrushTopology::Record& bru
   return x.chord();
 }
 
+bool sphere_on_face(const BrushTopology& topo, const BrushTopology::Record& brush, int face, Vec3d centre,
+                    double radius, double margin) {
+  const std::span<const Planed> faces = topo.faces(brush);
+  const Vec3d x = centre - faces[std::size_t(face)].normal * radius;
+  for (std::size_t g = 0; g < faces.size(); ++g) {
+    if (int(g) != face && faces[g].distance(x) > -margin) return false;
+  }
+  return true;
+}
+
+bool cylinder_on_face(const BrushTopology& topo, const BrushTopology::Record& brush, int face, Vec3d bottom,
+                      double radius, double height, double margin) {
+  const std::span<const Planed> faces = topo.faces(brush);
+  const Vec3d n = faces[std::size_t(face)].normal;
+  const double flat = std::sqrt(n.x * n.x + n.y * n.y);
+  if (flat <= kFlatSlope * std::abs(n.z)) {  // a top or bottom face: K's cap, the face grown by the radius
+    return distance_2d(topo, topo.face_loop(brush.faces.first + face), bottom) <= radius - margin;
+  }
+  const Vec3d y = bottom - Vec3d{n.x * (radius / flat), n.y * (radius / flat), 0.0};
+  for (std::size_t g = 0; g < faces.size(); ++g) {
+    if (int(g) == face) continue;
+    const Planed& f = faces[g];
+    if (dot(f.normal, y) - (f.d + height * std::max(0.0, -f.normal.z)) > -margin) return false;
+  }
+  for (const Planed& sil : topo.silhouettes(brush)) {
+    if (sil.distance(y) > -margin) return false;
+  }
+  return true;
+}
+
 }  // namespace shiftcast

@@ -35,6 +35,9 @@ struct PointOffsets {
   static constexpr bool kClipsBevels = false;
   ShiftOffsets operator()(Vec3d) const { return {0.0, 0.0}; }
   static double planar_shift(Vec3d) { return 1.0; }
+  static bool on_face(const BrushTopology&, const BrushTopology::Record&, int, Vec3d, double) {
+    return false;
+  }
   Chord chord(const BrushTopology& topo, const BrushTopology::Record& b, Vec3d ref, Vec3d w, double) const {
     return sphere_chord(topo, b, ref, w, 0.0);
   }
@@ -48,6 +51,10 @@ struct SphereOffsets {
     return {radius - along, radius + along};
   }
   static double planar_shift(Vec3d) { return 1.0; }
+  bool on_face(const BrushTopology& topo, const BrushTopology::Record& b, int face, Vec3d ref,
+               double margin) const {
+    return sphere_on_face(topo, b, face, ref + centre, radius, margin);
+  }
   Chord chord(const BrushTopology& topo, const BrushTopology::Record& b, Vec3d ref, Vec3d w,
               double erosion) const {
     return sphere_chord(topo, b, ref + centre, w, std::max(0.0, radius - erosion));
@@ -65,6 +72,10 @@ struct CylinderOffsets {
   }
   // Eroding the cylinder by e pulls a plane of K with normal n in by e·(|n_xy| + |n_z|).
   static double planar_shift(Vec3d n) { return std::sqrt(n.x * n.x + n.y * n.y) + std::abs(n.z); }
+  bool on_face(const BrushTopology& topo, const BrushTopology::Record& b, int face, Vec3d ref,
+               double margin) const {
+    return cylinder_on_face(topo, b, face, ref + bottom, radius, height, margin);
+  }
   Chord chord(const BrushTopology& topo, const BrushTopology::Record& b, Vec3d ref, Vec3d w,
               double erosion) const {
     const double ends = std::min(erosion, 0.5 * height);
@@ -82,6 +93,9 @@ struct BoxOffsets {
     return {extent - along, extent + along};
   }
   static double planar_shift(Vec3d) { return 1.0; }  // erosion is by translation distance
+  static bool on_face(const BrushTopology&, const BrushTopology::Record&, int, Vec3d, double) {
+    return false;
+  }
   Chord chord(const BrushTopology& topo, const BrushTopology::Record& b, Vec3d ref, Vec3d w,
               double erosion) const {
     return box_chord(topo, b, ref + centre, w, half, erosion);
@@ -92,6 +106,9 @@ struct HullOffsets {
   const Shape* shape;
   ShiftOffsets operator()(Vec3d n) const { return shape->shift_offsets(n); }
   static double planar_shift(Vec3d) { return 1.0; }  // erosion is by translation distance
+  static bool on_face(const BrushTopology&, const BrushTopology::Record&, int, Vec3d, double) {
+    return false;
+  }
   Chord chord(const BrushTopology& topo, const BrushTopology::Record& b, Vec3d ref, Vec3d w,
               double erosion) const {
     return hull_chord(topo, b, shape->hull_vertices, shape->hull_edge_directions, ref, w, erosion);
@@ -115,6 +132,10 @@ struct Impact {
 };
 
 constexpr double kStartSolidT = -1.0;
+
+// How far inside a face's region (units) a face-on contact must be to skip the exact chord: a contact
+// nearer a face's edge may be an edge contact, which the chord decides.
+constexpr double kFaceMargin = 1e-6;
 
 // A ray's contact from the plane it entered through: no plane means it started inside.
 Impact impact_from_entry(double t, Entry entry, std::int32_t brush) {
@@ -182,27 +203,60 @@ class ExactTester {
   // The brush's own faces shifted by the shape's supports (Melax's planes, without the cell's splitters
   // or bevels) bound K: where the line misses them, or meets them only after `limit`, there is nothing
   // to compute.
-  bool may_touch(const BrushTopology::Record& record, double limit) const {
-    double lo = -std::numeric_limits<double>::infinity();
-    double hi = std::numeric_limits<double>::infinity();
-    for (const Planed& f : topo_.faces(record)) {
+  struct FaceBound {
+    bool possible = false;
+    double lo = 0.0;  // where the line enters the shifted faces (all of them)
+    double hi = 0.0;
+    int entry = -1;  // the face it enters last, at lo
+  };
+  FaceBound may_touch(const BrushTopology::Record& record, double limit) const {
+    FaceBound bound{false, -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
+                    -1};
+    const std::span<const Planed> faces = topo_.faces(record);
+    for (std::size_t i = 0; i < faces.size(); ++i) {
+      const Planed& f = faces[i];
       const double a = dot(f.normal, from_) - f.d - offsets_(f.normal).back;
       const double b = dot(f.normal, w_);
       if (b == 0.0) {
-        if (a >= 0.0) return false;
+        if (a >= 0.0) return bound;
       } else if (b < 0.0) {
-        lo = std::max(lo, -a / b);
+        if (-a / b > bound.lo) {
+          bound.lo = -a / b;
+          bound.entry = int(i);
+        }
       } else {
-        hi = std::min(hi, -a / b);
+        bound.hi = std::min(bound.hi, -a / b);
       }
     }
-    return lo < hi && hi > 0.0 && lo < (t_end_ == 0.0 ? 0.0 : std::min(t_end_, limit));
+    bound.possible =
+        bound.lo < bound.hi && bound.hi > 0.0 && bound.lo < (t_end_ == 0.0 ? 0.0 : std::min(t_end_, limit));
+    return bound;
+  }
+
+  // The common contact: the motion meets the brush face-on, well inside one face's region. The shifted
+  // faces' entry is then the exact contact, and nothing else needs computing.
+  bool face_on(const BrushTopology::Record& record, const FaceBound& bound, Contact& c) const {
+    if (bound.entry < 0 || bound.lo < 0.0) return false;
+    const Vec3d n = topo_.faces(record)[std::size_t(bound.entry)].normal;
+    const double approach = -dot(n, w_);
+    // Far enough inside the face that the motion is deeper than the skin before it could leave it.
+    const double margin = std::max(kFaceMargin, 4.0 * kContactSkin * length(w_) / approach);
+    const double deep_enough = bound.lo + kContactSkin * Offsets::planar_shift(n) / approach;
+    if (!(deep_enough < std::min(t_end_, bound.hi))) return false;
+    if (!offsets_.on_face(topo_, record, bound.entry, from_ + w_ * bound.lo, margin)) return false;
+    c.kind = Kind::kHit;
+    c.t = bound.lo;
+    c.normal = n;
+    return true;
   }
 
   Contact decide(const BrushTopology::Record& record, double limit) {
     Contact c;
-    if (record.faces.count == 0 || !may_touch(record, limit)) return c;
+    if (record.faces.count == 0) return c;
+    const FaceBound bound = may_touch(record, limit);
+    if (!bound.possible) return c;
     ++tests_;
+    if (t_end_ > 0.0 && face_on(record, bound, c)) return c;
     if (t_end_ == 0.0) {
       const Chord deep = offsets_.chord(topo_, record, from_, w_, kPenetrationTolerance);
       if (deep.exists && deep.t_in < 0.0 && deep.t_out > 0.0) c.kind = Kind::kStartSolid;

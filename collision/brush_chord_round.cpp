@@ -61,10 +61,28 @@ bool solve_quadratic(double a, double b, double c, double& t0, double& t1) {
   return true;
 }
 
-// Every face plane of P, inclusive: x in P.
-bool in_polytope(std::span<const Planed> faces, Vec3d x) {
-  for (const Planed& f : faces) {
-    if (f.distance(x) > kFeatureSlack) return false;
+// x is in P with `slack` to spare on every face but `skip` (negative slack: that far inside).
+bool in_polytope(std::span<const Planed> faces, Vec3d x, double slack = kFeatureSlack, int skip = -1) {
+  for (std::size_t g = 0; g < faces.size(); ++g) {
+    if (int(g) != skip && faces[g].distance(x) > slack) return false;
+  }
+  return true;
+}
+
+// Q = P swept down by the height: a face facing down moves down with the sweep.
+double swept_offset(const Planed& f, double height) {
+  return f.d + height * std::max(0.0, -f.normal.z);
+}
+
+// y is in Q (faces swept down, silhouette planes) with `slack` to spare, face `skip` aside.
+bool in_swept(const BrushTopology& topo, const BrushTopology::Record& brush, double height, Vec3d y,
+              double slack = kFeatureSlack, int skip = -1) {
+  const std::span<const Planed> faces = topo.faces(brush);
+  for (std::size_t g = 0; g < faces.size(); ++g) {
+    if (int(g) != skip && dot(faces[g].normal, y) - swept_offset(faces[g], height) > slack) return false;
+  }
+  for (const Planed& sil : topo.silhouettes(brush)) {
+    if (sil.distance(y) > slack) return false;
   }
   return true;
 }
@@ -151,17 +169,8 @@ Chord cylinder_chord(const BrushTopology& topo, const BrushTopology::Record& bru
   Crossings x;
   const std::span<const Planed> faces = topo.faces(brush);
   const std::span<const Planed> silhouettes = topo.silhouettes(brush);
-  // Q = P swept down by the height: a face facing down moves down with the sweep.
-  const auto q_offset = [&](const Planed& f) { return f.d + height * std::max(0.0, -f.normal.z); };
-  const auto in_q = [&](Vec3d y) {
-    for (const Planed& f : faces) {
-      if (dot(f.normal, y) - q_offset(f) > kFeatureSlack) return false;
-    }
-    for (const Planed& s : silhouettes) {
-      if (s.distance(y) > kFeatureSlack) return false;
-    }
-    return true;
-  };
+  const auto q_offset = [&](const Planed& f) { return swept_offset(f, height); };
+  const auto in_q = [&](Vec3d y) { return in_swept(topo, brush, height, y); };
   // Q's faces moved out horizontally by the radius; a flat one grows by the radius in its plane instead.
   const auto crossing = [&](Vec3d n, double offset) {
     const double speed = dot(n, w);
@@ -251,31 +260,18 @@ Chord cylinder_chord(const BrushTopology& topo, const BrushTopology::Record& bru
 bool sphere_on_face(const BrushTopology& topo, const BrushTopology::Record& brush, int face, Vec3d centre,
                     double radius, double margin) {
   const std::span<const Planed> faces = topo.faces(brush);
-  const Vec3d x = centre - faces[std::size_t(face)].normal * radius;
-  for (std::size_t g = 0; g < faces.size(); ++g) {
-    if (int(g) != face && faces[g].distance(x) > -margin) return false;
-  }
-  return true;
+  return in_polytope(faces, centre - faces[std::size_t(face)].normal * radius, -margin, face);
 }
 
 bool cylinder_on_face(const BrushTopology& topo, const BrushTopology::Record& brush, int face, Vec3d bottom,
                       double radius, double height, double margin) {
-  const std::span<const Planed> faces = topo.faces(brush);
-  const Vec3d n = faces[std::size_t(face)].normal;
+  const Vec3d n = topo.faces(brush)[std::size_t(face)].normal;
   const double flat = std::sqrt(n.x * n.x + n.y * n.y);
   if (flat <= kFlatSlope * std::abs(n.z)) {  // a top or bottom face: K's cap, the face grown by the radius
     return distance_2d(topo, topo.face_loop(brush.faces.first + face), bottom) <= radius - margin;
   }
   const Vec3d y = bottom - Vec3d{n.x * (radius / flat), n.y * (radius / flat), 0.0};
-  for (std::size_t g = 0; g < faces.size(); ++g) {
-    if (int(g) == face) continue;
-    const Planed& f = faces[g];
-    if (dot(f.normal, y) - (f.d + height * std::max(0.0, -f.normal.z)) > -margin) return false;
-  }
-  for (const Planed& sil : topo.silhouettes(brush)) {
-    if (sil.distance(y) > -margin) return false;
-  }
-  return true;
+  return in_swept(topo, brush, height, y, -margin, face);
 }
 
 }  // namespace shiftcast

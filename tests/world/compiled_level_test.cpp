@@ -321,8 +321,8 @@ TEST_F(CompiledLevelTest, ATreeThatFailsCheckIsRejectedAsBadTree) {
   std::vector<BspNode> nodes(bad.tree.nodes().begin(), bad.tree.nodes().end());
   nodes.back().child[1] = std::int32_t(nodes.size()) + 5;  // past the end: a walk would read garbage
   bad.tree = BspTree(std::move(nodes), {bad.tree.leaves().begin(), bad.tree.leaves().end()},
-                     {bad.tree.bevels().begin(), bad.tree.bevels().end()}, bad.tree.root(),
-                     bad.level.brushes, bad.tree.bounds());
+                     {bad.tree.bevels().begin(), bad.tree.bevels().end()}, bad.tree.root(), bad.level.brushes,
+                     bad.tree.bounds());
   const LevelLoadResult r = load_compiled_level(serialize_compiled_level(bad));
   EXPECT_EQ(r.error, LevelLoadError::kBadTree);
   EXPECT_NE(r.message.find("bad child"), std::string::npos) << r.message;

@@ -195,7 +195,8 @@ ServerFile read_server_file(const std::string& path, std::vector<std::string>& e
   ServerFile out;
   out.path = path;
   const toml::table* network = root["network"].as_table();
-  if (auto address = read_key<std::string>(path, network, "network", "bind_address", errors)) {
+  // RPC and HTTP listen on rpc_bind_address (loopback unless set; bind_address is the UDP listener's).
+  if (auto address = read_key<std::string>(path, network, "network", "rpc_bind_address", errors)) {
     // A server listening on every interface is reached on loopback from here.
     if (*address == "0.0.0.0") *address = "127.0.0.1";
     if (*address == "::") *address = "::1";

@@ -6,7 +6,7 @@
 //   if (o.help) { std::fputs(sim_usage().c_str(), stdout); return kSimExitOk; }
 //
 // Precedence, lowest first: the defaults below, the profile's [run] table, the server config (--config:
-// [network] bind_address, rpc_port, http_port; [security] admin_key_file; [[level]] for level_file),
+// [network] rpc_bind_address, rpc_port, http_port; [security] admin_key_file; [[level]] for level_file),
 // then the flags, whatever their order on the command line. A profile has [run], [budgets] and
 // [behaviour] tables whose keys are the fields' names; anything else in it is an error. Of the server's
 // own file only those keys are read, and nothing else in it is checked (the server checks its file).

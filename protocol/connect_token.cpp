@@ -55,19 +55,22 @@ std::vector<std::uint8_t> token_associated_data(std::uint32_t match_id, std::uin
 }
 
 ConnectToken issue_connect_token(const Key& token_key, std::string server_address, std::uint32_t match_id,
-                                 std::uint64_t client_id, std::uint64_t expires_at) {
+                                 std::uint64_t client_id, std::uint64_t expires_at,
+                                 std::uint64_t server_instance) {
   return issue_connect_token(token_key, std::move(server_address), match_id, client_id, expires_at,
-                             random_token_nonce(), random_key(), random_key());
+                             random_token_nonce(), random_key(), random_key(), server_instance);
 }
 
 ConnectToken issue_connect_token(const Key& token_key, std::string server_address, std::uint32_t match_id,
                                  std::uint64_t client_id, std::uint64_t expires_at, const TokenNonce& nonce,
-                                 const Key& client_to_server, const Key& server_to_client) {
+                                 const Key& client_to_server, const Key& server_to_client,
+                                 std::uint64_t server_instance) {
   flatbuffers::FlatBufferBuilder fbb(256);
   const auto address = fbb.CreateString(server_address);
   const auto c2s = fbb.CreateVector(client_to_server.data(), client_to_server.size());
   const auto s2c = fbb.CreateVector(server_to_client.data(), server_to_client.size());
-  const auto body = wire::CreateConnectTokenPrivate(fbb, match_id, client_id, expires_at, address, c2s, s2c);
+  const auto body = wire::CreateConnectTokenPrivate(fbb, match_id, client_id, expires_at, address, c2s, s2c,
+                                                    server_instance);
   finish_envelope(fbb, wire::Message::ConnectTokenPrivate, body.Union());
 
   ConnectToken token;
@@ -75,6 +78,7 @@ ConnectToken issue_connect_token(const Key& token_key, std::string server_addres
   token.match_id = match_id;
   token.client_id = client_id;
   token.expires_at = expires_at;
+  token.server_instance = server_instance;
   token.nonce = nonce;
   token.sealed = seal_xchacha(token_key, nonce, {fbb.GetBufferPointer(), fbb.GetSize()},
                               token_associated_data(match_id, client_id, expires_at));
@@ -84,7 +88,8 @@ ConnectToken issue_connect_token(const Key& token_key, std::string server_addres
 }
 
 OpenedToken open_connect_token(const Key& token_key, const wire::ConnectionRequest& request,
-                               std::string_view server_address, std::uint64_t now_unix) {
+                               std::string_view server_address, std::uint64_t now_unix,
+                               std::uint64_t server_instance) {
   OpenedToken opened;
   opened.error = wire::ErrorCode::TokenInvalid;
   const auto* nonce_bytes = request.token_nonce();
@@ -121,11 +126,13 @@ OpenedToken open_connect_token(const Key& token_key, const wire::ConnectionReque
   opened.match_id = inner->match_id();
   opened.client_id = inner->client_id();
   opened.expires_at = inner->expires_at();
+  opened.server_instance = inner->server_instance();
   std::copy(sealed->end() - kMacBytes, sealed->end(), opened.mac.begin());
 
   if (now_unix >= opened.expires_at) {
     opened.error = wire::ErrorCode::TokenExpired;
-  } else if (inner->server_address()->string_view() != server_address) {
+  } else if (inner->server_address()->string_view() != server_address ||
+             opened.server_instance != server_instance) {
     opened.error = wire::ErrorCode::WrongServer;
   } else {
     opened.error = wire::ErrorCode::Ok;

@@ -21,6 +21,9 @@ namespace shiftcast {
 struct ServerKeys {
   Key token_key{};      // shared with whoever issues connect tokens (the admin RPC)
   Key challenge_key{};  // random per process: challenges die with it
+  // Random per process, never 0: written into every connect token this process issues and required of
+  // every token it opens, so tokens (spent or not) die with the process too.
+  std::uint64_t server_instance = 0;
 };
 
 // The ConnectionChallenge datagram for an opened, valid token. Deterministic given the nonces. The

@@ -234,6 +234,7 @@ void Match::drop_closed_connections() {
         std::lock_guard lock(view_ticks_mutex_);
         view_ticks_.erase(it->first);
       }
+      addresses_.erase(it->first);
       it = clients_.erase(it);
     } else {
       ++it;
@@ -280,11 +281,12 @@ EntityId Match::spawn_player() {
                         fallback.yaw_degrees * (kPi / 180));
 }
 
-void Match::on_connect(const AcceptedChallenge& accepted, const udp::endpoint& from, bool fresh_token) {
+wire::ErrorCode Match::on_connect(const AcceptedChallenge& accepted, const udp::endpoint& from,
+                                  bool fresh_token) {
   if (ending_) {
     const std::vector<std::uint8_t> denied = build_denied(wire::ErrorCode::ShuttingDown);
     endpoint_.send(denied, from);
-    return;
+    return wire::ErrorCode::ShuttingDown;
   }
   const double t = now();
   Simulation& sim = scene_->simulation();
@@ -292,12 +294,12 @@ void Match::on_connect(const AcceptedChallenge& accepted, const udp::endpoint& f
   if (!fresh_token) {
     if (existing != clients_.end() && existing->second.endpoint == from) {
       endpoint_.send(existing->second.connection->build_keepalive(sim.tick(), t), from);
-      return;
+      return wire::ErrorCode::Ok;
     }
     services_.rejections->reject(wire::ErrorCode::TokenReplayed, to_address(from), "token already used");
     const std::vector<std::uint8_t> denied = build_denied(wire::ErrorCode::TokenReplayed);
     endpoint_.send(denied, from);
-    return;
+    return wire::ErrorCode::TokenReplayed;
   }
   EntityId entity = kNoEntity;
   if (existing != clients_.end()) {
@@ -310,7 +312,7 @@ void Match::on_connect(const AcceptedChallenge& accepted, const udp::endpoint& f
                                    "match " + std::to_string(id()));
       const std::vector<std::uint8_t> denied = build_denied(wire::ErrorCode::MatchFull);
       endpoint_.send(denied, from);
-      return;
+      return wire::ErrorCode::MatchFull;
     }
     entity = spawn_player();
   }
@@ -324,9 +326,11 @@ void Match::on_connect(const AcceptedChallenge& accepted, const udp::endpoint& f
   // The first keep-alive tells the client it is connected (and which tick the world is at).
   endpoint_.send(client.connection->build_keepalive(sim.tick(), t), from);
   clients_.emplace(accepted.client_id, std::move(client));
+  addresses_.set(accepted.client_id, from);
   players_.store(int(clients_.size()), std::memory_order_relaxed);
   spdlog::info("match {}: client {} connected from {} as entity {}", settings_.id, accepted.client_id,
                to_address(from), entity);
+  return wire::ErrorCode::Ok;
 }
 
 void Match::on_packet(std::vector<std::uint8_t> datagram, const udp::endpoint& from) {
@@ -408,6 +412,7 @@ void Match::finish(wire::ErrorCode reason, std::function<void()> on_done) {
     say_goodbye(*client.connection, client.endpoint, reason, t);
   }
   clients_.clear();
+  addresses_.clear();
   players_.store(0);
   players_gauge_->set(0);
   ended_.store(true);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "protocol/handshake.hpp"
+#include "server/client_address_book.hpp"
 #include "server/client_connection.hpp"
 #include "server/hosted_level.hpp"
 #include "server/match_directory.hpp"
@@ -78,9 +79,10 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
 
   // Worker thread only.
   // `fresh_token`: the token was not spent before this response (else only the same client at the same
-  // address, whose first keep-alive was lost, is answered again; anyone else is a replay).
-  void on_connect(const AcceptedChallenge& accepted, const boost::asio::ip::udp::endpoint& from,
-                  bool fresh_token);
+  // address, whose first keep-alive was lost, is answered again; anyone else is a replay). Returns Ok when
+  // connected (or answered again), else the refusal sent (MatchFull, ShuttingDown, TokenReplayed).
+  wire::ErrorCode on_connect(const AcceptedChallenge& accepted, const boost::asio::ip::udp::endpoint& from,
+                             bool fresh_token);
   void on_packet(std::vector<std::uint8_t> datagram, const boost::asio::ip::udp::endpoint& from);
   boost::asio::io_context& worker() { return worker_; }
 
@@ -94,6 +96,10 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   MatchHealth health() const override;
   bool ended() const override { return ended_.load(); }
   bool ending() const { return end_requested_.load(); }  // end() was called (it may still be flushing)
+  // Any thread: `client_id` is connected here from `from` (a packet from anyone else is refused unposted).
+  bool admits(std::uint64_t client_id, const boost::asio::ip::udp::endpoint& from) const {
+    return addresses_.admits(client_id, from);
+  }
 
  private:
   Match(const MatchSettings& settings, boost::asio::io_context& worker, UdpEndpoint& endpoint,
@@ -135,6 +141,7 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   std::atomic<bool> end_requested_{false};
 
   std::map<std::uint64_t, Client> clients_;  // by client id, worker thread only
+  ClientAddressBook addresses_;              // clients_' ids and endpoints, for any thread
   int spawns_used_ = 0;
   std::unique_ptr<NavQuery> nav_;  // worker thread only: spawn spots when every spawn point is taken
   std::uint32_t spawn_rng_ = 1;

@@ -98,9 +98,9 @@ void RpcConnection::issue_connect_token(const wire::IssueConnectToken& request, 
     return refuse(wire::ErrorCode::BadArgument, request_id,
                   fmt::format("valid_seconds = {} is outside [1, {}]", valid, kMaxTokenValidSeconds));
   }
-  const ConnectToken t =
-      shiftcast::issue_connect_token(shared_->settings.keys.token_key, shared_->settings.public_address,
-                                     request.match_id(), request.client_id(), shared_->unix_now() + valid);
+  const ConnectToken t = shiftcast::issue_connect_token(
+      shared_->settings.keys.token_key, shared_->settings.public_address, request.match_id(),
+      request.client_id(), shared_->unix_now() + valid, shared_->settings.keys.server_instance);
   const auto address = fbb_.CreateString(t.server_address);
   const auto nonce = bytes(fbb_, t.nonce);
   const auto sealed = fbb_.CreateVector(t.sealed);

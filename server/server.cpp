@@ -31,6 +31,22 @@ double process_cpu_seconds() {
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// A random, nonzero id for this process: every token it issues names it, and it accepts no other, so a
+// restart invalidates every token of the previous process (spent ones included) without a disk.
+std::uint64_t random_server_instance() {
+  for (;;) {
+    const Key bytes = random_key();
+    std::uint64_t id = 0;
+    for (int i = 0; i < 8; ++i)
+      id |= std::uint64_t(bytes[std::size_t(i)]) << (8 * i);
+    if (id != 0) return id;
+  }
+}
+
 int thread_count(int configured) {
   return configured > 0 ? configured : std::max(1, int(std::thread::hardware_concurrency()));
 }
@@ -76,6 +92,7 @@ std::string Server::load_keys() {
   if (!token_key) return "token key file " + config_.token_key_file + ": not 64 hex digits";
   keys_.token_key = *token_key;
   keys_.challenge_key = random_key();
+  keys_.server_instance = random_server_instance();
   admin_key_ = read_key_file_line(config_, config_.admin_key_file);
   if (admin_key_.empty()) return "admin key file " + config_.admin_key_file + " is empty";
   return {};
@@ -113,7 +130,8 @@ std::string Server::start() {
   Counter& bytes_out = metrics_.counter("shiftcast_udp_bytes_total", "UDP bytes", {{"direction", "out"}});
   Counter& send_failures = metrics_.counter("shiftcast_udp_send_failures_total",
                                             "Datagrams the kernel refused to queue (send buffer full)");
-  const asio::ip::address bind_address = asio::ip::make_address(config_.bind_address);
+  const std::string& udp_address = effective_udp_bind_address(config_);
+  const asio::ip::address bind_address = asio::ip::make_address(udp_address);
   std::uint16_t udp_port = config_.udp_port;
   public_address_ = config_.public_address;
   std::vector<MatchWorker> match_workers;
@@ -124,6 +142,9 @@ std::string Server::start() {
     s.rejections = &udp_rejections_;
     s.find_match = [this](std::uint32_t id) { return registry_->find_match(id); };
     s.unix_now = unix_now;
+    s.steady_now = steady_seconds;
+    s.preauth = {config_.udp_preauth_rate, config_.udp_preauth_burst,
+                 std::size_t(config_.udp_preauth_sources)};
     s.packets_in = &packets_in;
     s.bytes_in = &bytes_in;
     s.packets_out = &packets_out;
@@ -135,7 +156,7 @@ std::string Server::start() {
     endpoints_.push_back(std::move(endpoint));
     match_workers.push_back({workers_.contexts[i].get(), endpoints_.back().get()});
   }
-  if (public_address_.empty()) public_address_ = config_.bind_address + ":" + std::to_string(udp_port);
+  if (public_address_.empty()) public_address_ = udp_address + ":" + std::to_string(udp_port);
   for (auto& e : endpoints_)
     e->set_public_address(public_address_);
   ports_.udp = udp_port;
@@ -163,7 +184,7 @@ std::string Server::start() {
     }
 
   RpcSettings rpc;
-  rpc.bind_address = config_.bind_address;
+  rpc.bind_address = config_.rpc_bind_address;
   rpc.port = config_.rpc_port;
   rpc.max_connections = config_.rpc_max_connections;
   rpc.max_frame_bytes = config_.rpc_max_frame_bytes;
@@ -190,8 +211,8 @@ std::string Server::start() {
     return metrics_.render();
   };
   routes.ready = [this] { return ready_.load() && !shutting_down_.load(); };
-  http_ =
-      std::make_unique<HttpServer>(*rpc_pool_.contexts[0], config_.bind_address, config_.http_port, routes);
+  http_ = std::make_unique<HttpServer>(*rpc_pool_.contexts[0], config_.http_bind_address, config_.http_port,
+                                       routes);
   if (std::string e = http_->start(); !e.empty()) return e;
   ports_.http = http_->port();
 

@@ -56,6 +56,8 @@ class Server {
   std::string start();
   ServerPorts ports() const { return ports_; }
   const std::string& public_address() const { return public_address_; }
+  // This process's random id, bound into every connect token it issues (see ServerKeys).
+  std::uint64_t instance() const { return keys_.server_instance; }
   void shutdown();
   void wait();
   MetricsRegistry& metrics() { return metrics_; }

@@ -23,6 +23,7 @@
 #include "protocol/crypto.hpp"
 #include "protocol/wire_constants.hpp"
 #include "server/config_settings.hpp"
+#include "server/development_keys.hpp"
 #include "server/logging.hpp"
 
 namespace shiftcast {
@@ -72,6 +73,11 @@ std::optional<std::string> check_ip(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<std::string> check_optional_ip(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  return check_ip(text);
+}
+
 std::optional<std::string> check_public_address(std::string_view text) {
   if (text.empty()) return std::nullopt;  // bind_address:udp_port
   constexpr char kExpected[] = "must be empty or ip:port (port 1..65535), [ipv6]:port for IPv6";
@@ -109,6 +115,19 @@ constexpr Range kFrameBytes{kMinRpcFrameBytes, static_cast<double>(kMaxRpcFrameB
 using S = Setting<ServerConfig>;
 const std::array kServerSettings{
     S{"network", "bind_address", "bind-address", &ServerConfig::bind_address, {}, check_ip},
+    S{"network",
+      "udp_bind_address",
+      "udp-bind-address",
+      &ServerConfig::udp_bind_address,
+      {},
+      check_optional_ip},
+    S{"network", "rpc_bind_address", "rpc-bind-address", &ServerConfig::rpc_bind_address, {}, check_ip},
+    S{"network", "http_bind_address", "http-bind-address", &ServerConfig::http_bind_address, {}, check_ip},
+    S{"network", "udp_preauth_rate", "udp-preauth-rate", &ServerConfig::udp_preauth_rate, kPositive},
+    // A handshake takes two datagrams (request, response): a smaller bucket could never connect.
+    S{"network", "udp_preauth_burst", "udp-preauth-burst", &ServerConfig::udp_preauth_burst, {2, kInf}},
+    S{"network", "udp_preauth_sources", "udp-preauth-sources", &ServerConfig::udp_preauth_sources,
+      kAtLeastOne},
     S{"network", "public_address", "public-address", &ServerConfig::public_address, {}, check_public_address},
     S{"network", "udp_port", "udp-port", &ServerConfig::udp_port, kPort},
     S{"network", "rpc_port", "rpc-port", &ServerConfig::rpc_port, kPort},
@@ -315,6 +334,40 @@ void check_key_files(const ServerConfig& config, std::vector<std::string>& error
   }
 }
 
+// The committed development keys are public: refused whenever any listener is reachable from another
+// machine. Recognised by content, so a renamed copy is refused too.
+void check_development_keys(const ServerConfig& config, std::vector<std::string>& errors) {
+  const std::array<std::pair<const char*, const std::string*>, 3> listeners{{
+      {config.udp_bind_address.empty() ? "bind_address" : "udp_bind_address",
+       &effective_udp_bind_address(config)},
+      {"rpc_bind_address", &config.rpc_bind_address},
+      {"http_bind_address", &config.http_bind_address},
+  }};
+  std::string exposed;
+  for (const auto& [key, address] : listeners) {
+    if (exposed.empty() && !is_loopback_address(*address))
+      exposed = std::string("[network] ") + key + " = " + in_quotes(*address);
+  }
+  if (exposed.empty()) return;
+  const std::string why = ": the committed development key (configs/keys/, public) is refused while " +
+                          exposed + " is not loopback; generate a private key (configs/keys/README.md)";
+  try {
+    if (!config.token_key_file.empty()) {
+      const std::optional<Key> key = key_from_hex(read_key_file_line(config, config.token_key_file));
+      if (key && is_development_token_key(*key))
+        errors.push_back("[security] token_key_file = " + in_quotes(config.token_key_file) + why);
+    }
+  } catch (const ConfigError&) {
+    // Reported by check_key_files.
+  }
+  try {
+    if (!config.admin_key_file.empty() &&
+        is_development_admin_key(read_key_file_line(config, config.admin_key_file)))
+      errors.push_back("[security] admin_key_file = " + in_quotes(config.admin_key_file) + why);
+  } catch (const ConfigError&) {
+  }
+}
+
 void check_levels(const ServerConfig& config, std::vector<std::string>& errors) {
   if (config.levels.empty()) errors.push_back("no [[level]]: at least one level is required");
   std::set<std::string> names;
@@ -361,6 +414,10 @@ void check_levels(const ServerConfig& config, std::vector<std::string>& errors) 
 }
 
 }  // namespace
+
+const std::string& effective_udp_bind_address(const ServerConfig& config) {
+  return config.udp_bind_address.empty() ? config.bind_address : config.udp_bind_address;
+}
 
 std::string resolve_path(const ServerConfig& config, const std::string& path) {
   if (path.empty() || config.config_dir.empty() || fs::path(path).is_absolute()) return path;
@@ -467,6 +524,7 @@ void validate(const ServerConfig& config) {
                      format_double(config.connection_timeout_s) + "), or idle clients time out");
   }
   check_key_files(config, errors);
+  check_development_keys(config, errors);
   check_levels(config, errors);
   if (errors.empty()) return;
   std::string message;

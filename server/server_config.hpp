@@ -42,10 +42,20 @@ struct InitialMatchConfig {
 };
 
 struct ServerConfig {
-  // [network]
-  std::string bind_address = "127.0.0.1";
-  std::string public_address;      // "ip:port" written into connect tokens; empty: bind_address:udp_port
-  std::uint16_t udp_port = 40000;  // 0: any free port (the server logs and prints the ports it got)
+  // [network] Each listener binds its own address, so opening the game port to players opens nothing
+  // else: RPC (game services) and HTTP (operators) stay on loopback unless set explicitly.
+  std::string bind_address =
+      "127.0.0.1";               // the UDP listener's, kept for older configs (udp_bind_address wins)
+  std::string udp_bind_address;  // players; empty: bind_address
+  std::string rpc_bind_address = "127.0.0.1";   // game services; never follows bind_address
+  std::string http_bind_address = "127.0.0.1";  // operators (metrics, health); never follows bind_address
+  // Pre-authentication UDP work (handshakes, packets naming no connected client) per source IP address
+  // and worker: a token bucket of this rate and burst, before any crypto; beyond it, refused unanswered.
+  double udp_preauth_rate = 16;  // datagrams per second
+  double udp_preauth_burst = 32;
+  int udp_preauth_sources = 1 << 16;  // source buckets kept per worker (a full table shares one bucket)
+  std::string public_address;         // "ip:port" written into connect tokens; empty: udp address:udp_port
+  std::uint16_t udp_port = 40000;     // 0: any free port (the server logs and prints the ports it got)
   std::uint16_t rpc_port = 40001;
   std::uint16_t http_port = 40002;
   int threads = 0;      // match worker threads (ticks and UDP), 0: one per core
@@ -102,6 +112,8 @@ void validate(const ServerConfig& config);
 // key_from_hex; the admin key is used as is). `path` resolves against the config dir. Throws ConfigError
 // when the file cannot be read or the line is empty.
 std::string read_key_file_line(const ServerConfig& config, const std::string& path);
+// The UDP listener's address: udp_bind_address, or bind_address when that is empty.
+const std::string& effective_udp_bind_address(const ServerConfig& config);
 // `path` if absolute (or no config dir is known), else config_dir/path.
 std::string resolve_path(const ServerConfig& config, const std::string& path);
 

@@ -73,8 +73,9 @@ int main(int argc, char** argv) {
   }
   const ServerPorts ports = server.ports();
   // One line on stdout, parsed by tests and scripts that start the server on free ports.
-  std::printf("shiftcast-server listening udp=%u rpc=%u http=%u address=%s\n", unsigned(ports.udp),
-              unsigned(ports.rpc), unsigned(ports.http), server.public_address().c_str());
+  std::printf("shiftcast-server listening udp=%u rpc=%u http=%u address=%s instance=%016llx\n",
+              unsigned(ports.udp), unsigned(ports.rpc), unsigned(ports.http), server.public_address().c_str(),
+              static_cast<unsigned long long>(server.instance()));
   std::fflush(stdout);
 
   boost::asio::io_context signals_context;

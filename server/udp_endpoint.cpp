@@ -17,7 +17,7 @@ std::string to_address(const udp::endpoint& endpoint) {
 }
 
 UdpEndpoint::UdpEndpoint(asio::io_context& context, const UdpEndpointServices& services)
-    : context_(context), services_(services), socket_(context) {}
+    : context_(context), services_(services), preauth_(services.preauth), socket_(context) {}
 
 std::string UdpEndpoint::open(const udp::endpoint& bind) {
   boost::system::error_code ec;
@@ -81,7 +81,10 @@ void UdpEndpoint::handle(std::span<const std::uint8_t> datagram, const udp::endp
                                  "datagram of " + std::to_string(datagram.size()) + " bytes");
     return;
   }
-  switch (view.envelope->message_type()) {
+  const wire::Message type = view.envelope->message_type();
+  // A connected client's packets are authenticated by its match: only everything else is pre-auth work.
+  if (type != wire::Message::Packet && !admit_preauth(from, peer)) return;
+  switch (type) {
     case wire::Message::ConnectionRequest:
       return on_connection_request(*view.envelope->message_as_ConnectionRequest(), datagram.size(), from,
                                    peer);
@@ -94,6 +97,13 @@ void UdpEndpoint::handle(std::span<const std::uint8_t> datagram, const udp::endp
       services_.rejections->reject(wire::ErrorCode::UnexpectedMessage, peer,
                                    wire::EnumNameMessage(view.envelope->message_type()));
   }
+}
+
+bool UdpEndpoint::admit_preauth(const udp::endpoint& from, const std::string& peer) {
+  if (preauth_.admit(from.address(), services_.steady_now())) return true;
+  // No reply: a reply would be work too, and the source may be spoofed.
+  services_.rejections->reject(wire::ErrorCode::RateLimited, peer, "pre-authentication limit of the source");
+  return false;
 }
 
 void UdpEndpoint::deny(wire::ErrorCode code, std::size_t request_bytes, const udp::endpoint& to) {
@@ -111,8 +121,8 @@ void UdpEndpoint::on_connection_request(const wire::ConnectionRequest& request, 
     services_.rejections->reject(wire::ErrorCode::AmplificationRefused, peer, "unpadded connection request");
     return;
   }
-  const OpenedToken token =
-      open_connect_token(services_.keys->token_key, request, services_.public_address, services_.unix_now());
+  const OpenedToken token = open_connect_token(services_.keys->token_key, request, services_.public_address,
+                                               services_.unix_now(), services_.keys->server_instance);
   if (token.error != wire::ErrorCode::Ok) {
     services_.rejections->reject(token.error, peer,
                                  "connection request for match " + std::to_string(request.match_id()));
@@ -157,19 +167,33 @@ void UdpEndpoint::on_challenge_response(const wire::ChallengeResponse& response,
   }
   // A token is spent by its first connection. A second response with it is either that same client
   // repeating itself (the first keep-alive was lost) or a replay: only the match can tell them apart.
+  // Marking it here refuses a concurrent replay on another worker; a refused connection (match full,
+  // ending) releases it again so its holder can retry with the same token.
   const bool fresh =
       services_.replay_cache->spend(accepted.token_mac, accepted.expires_at, services_.unix_now());
   Match* owner = match.get();
   asio::post(owner->worker(),
-             [match = std::move(match), accepted, from, fresh] { match->on_connect(accepted, from, fresh); });
+             [match = std::move(match), accepted, from, fresh, cache = services_.replay_cache] {
+               const wire::ErrorCode result = match->on_connect(accepted, from, fresh);
+               if (fresh && (result == wire::ErrorCode::MatchFull || result == wire::ErrorCode::ShuttingDown))
+                 cache->release(accepted.token_mac);
+             });
 }
 
 void UdpEndpoint::on_packet(const wire::Packet& packet, std::span<const std::uint8_t> datagram,
                             const udp::endpoint& from, const std::string& peer) {
   std::shared_ptr<Match> match = services_.find_match(packet.match_id());
   if (match == nullptr) {
+    if (!admit_preauth(from, peer)) return;
     services_.rejections->reject(wire::ErrorCode::UnknownMatch, peer,
                                  "packet for match " + std::to_string(packet.match_id()));
+    return;
+  }
+  if (!match->admits(packet.client_id(), from)) {
+    if (!admit_preauth(from, peer)) return;
+    services_.rejections->reject(wire::ErrorCode::UnknownConnection, peer,
+                                 "packet for client " + std::to_string(packet.client_id()) + " of match " +
+                                     std::to_string(packet.match_id()));
     return;
   }
   Match* owner = match.get();

@@ -5,6 +5,10 @@
 //
 // Before a connection exists the server never replies with more bytes than it received, keeps no state
 // for a request (the challenge carries it), and refuses each bad datagram with a counted reason.
+// Pre-authentication work is bounded per source on this thread: every verified datagram that is not a
+// packet of a connected client is charged to its source's bucket (SourceLimiter) before any crypto, and
+// a packet naming no connected client (Match::admits) is refused here, never copied or posted to the
+// match's worker.
 #pragma once
 
 #include <array>
@@ -19,6 +23,7 @@
 #include "protocol/wire_constants.hpp"
 #include "server/metrics.hpp"
 #include "server/rejections.hpp"
+#include "server/source_limiter.hpp"
 #include "server/token_replay_cache.hpp"
 
 namespace shiftcast {
@@ -33,6 +38,8 @@ struct UdpEndpointServices {
   // Finds a match by id (any thread), null when unknown or ended.
   std::function<std::shared_ptr<Match>(std::uint32_t)> find_match;
   std::function<std::uint64_t()> unix_now;
+  std::function<double()> steady_now;  // seconds, for the per-source buckets
+  SourceLimits preauth;                // per source address, on this endpoint
   Counter* packets_in = nullptr;
   Counter* bytes_in = nullptr;
   Counter* packets_out = nullptr;
@@ -65,9 +72,12 @@ class UdpEndpoint {
   void on_packet(const wire::Packet& packet, std::span<const std::uint8_t> datagram,
                  const boost::asio::ip::udp::endpoint& from, const std::string& peer);
   void deny(wire::ErrorCode code, std::size_t request_bytes, const boost::asio::ip::udp::endpoint& to);
+  // Charges one unit of pre-authentication work to `from`; false (refused, counted) when over its limit.
+  bool admit_preauth(const boost::asio::ip::udp::endpoint& from, const std::string& peer);
 
   boost::asio::io_context& context_;
   UdpEndpointServices services_;
+  SourceLimiter preauth_;
   boost::asio::ip::udp::socket socket_;
   boost::asio::ip::udp::endpoint sender_;
   // One byte more than the largest datagram, so an oversized one is seen as such, not truncated to fit.

@@ -115,6 +115,27 @@ TEST_F(ConnectTokenTest, WrongServer) {
   EXPECT_EQ(open_connect_token(token_key_, *r.request, "", kNow).error, wire::ErrorCode::WrongServer);
 }
 
+// A restart draws a new server instance: every token of the previous process (spent or not) is refused,
+// though its address, match and key are the same.
+TEST_F(ConnectTokenTest, TokenOfAnotherServerInstanceIsWrongServer) {
+  constexpr std::uint64_t kInstance = 0x0123456789abcdefull;
+  const ConnectToken bound = issue_connect_token(token_key_, kServer, 7, 1001, kExpiry, kInstance);
+  const auto r = receive(build_connection_request(bound));
+  const OpenedToken opened = open_connect_token(token_key_, *r.request, kServer, kNow, kInstance);
+  EXPECT_EQ(opened.error, wire::ErrorCode::Ok);
+  EXPECT_EQ(opened.server_instance, kInstance);
+  EXPECT_EQ(open_connect_token(token_key_, *r.request, kServer, kNow, kInstance + 1).error,
+            wire::ErrorCode::WrongServer);
+  EXPECT_EQ(open_connect_token(token_key_, *r.request, kServer, kNow, 0).error, wire::ErrorCode::WrongServer);
+  // A token without an instance (as issued before instances existed) is refused by any server instance.
+  const auto old = receive(build_connection_request(token_));
+  EXPECT_EQ(open_connect_token(token_key_, *old.request, kServer, kNow, kInstance).error,
+            wire::ErrorCode::WrongServer);
+  // Expiry is still judged first: an expired token says so whatever its instance.
+  EXPECT_EQ(open_connect_token(token_key_, *r.request, kServer, kExpiry, kInstance + 1).error,
+            wire::ErrorCode::TokenExpired);
+}
+
 TEST_F(ConnectTokenTest, ForgedTokensAreInvalid) {
   std::mt19937 rng(3);
   for (int round = 0; round < 200; ++round) {

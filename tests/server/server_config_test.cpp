@@ -377,6 +377,12 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
                            "rpc-port",
                            "http-port",
                            "bind-address",
+                           "udp-bind-address",
+                           "rpc-bind-address",
+                           "http-bind-address",
+                           "udp-preauth-rate",
+                           "udp-preauth-burst",
+                           "udp-preauth-sources",
                            "public-address",
                            "threads",
                            "rpc-threads",
@@ -400,7 +406,7 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
                            "shutdown-flush-s"}) {
     EXPECT_NE(std::find(flags.begin(), flags.end(), flag), flags.end()) << flag;
   }
-  EXPECT_EQ(flags.size(), 25u);
+  EXPECT_EQ(flags.size(), 31u);
 }
 
 TEST_F(ConfigDir, BadOverridesAreRefusedAtOnce) {

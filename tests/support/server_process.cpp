@@ -60,6 +60,10 @@ ServerProcess::~ServerProcess() {
 std::string ServerProcess::start(const std::string& config_toml, const std::filesystem::path& dir,
                                  const std::string& arguments, std::chrono::seconds timeout) {
   dir_ = dir;
+  // A restart reads the new process's listening line, not the previous one's.
+  out_.clear();
+  if (out_fd_ >= 0) ::close(out_fd_);
+  out_fd_ = -1;
   std::filesystem::create_directories(dir);
   { std::ofstream(dir / "server.toml") << config_toml; }
   const std::string err = (dir / "server.err").string();
@@ -95,10 +99,13 @@ std::string ServerProcess::start(const std::string& config_toml, const std::file
     if (at != std::string::npos && text.find('\n', at) != std::string::npos) {
       unsigned udp = 0, rpc = 0, http = 0;
       char address[128] = {};
-      if (std::sscanf(text.c_str() + at, "shiftcast-server listening udp=%u rpc=%u http=%u address=%127s",
-                      &udp, &rpc, &http, address) == 4) {
+      unsigned long long instance = 0;
+      if (std::sscanf(text.c_str() + at,
+                      "shiftcast-server listening udp=%u rpc=%u http=%u address=%127s instance=%llx", &udp,
+                      &rpc, &http, address, &instance) >= 4) {
         ports_ = {std::uint16_t(udp), std::uint16_t(rpc), std::uint16_t(http)};
         address_ = address;
+        instance_ = std::uint64_t(instance);
         return {};
       }
     }

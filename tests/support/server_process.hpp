@@ -36,6 +36,7 @@ class ServerProcess {
                     std::chrono::seconds timeout = std::chrono::seconds(120));
   const TestPorts& ports() const { return ports_; }
   const std::string& address() const { return address_; }  // the public address tokens are bound to
+  std::uint64_t instance() const { return instance_; }     // the server instance tokens are bound to
   // SIGTERM and wait (bounded); the exit status, or -1 when it had to be killed or did not exit normally.
   int stop(std::chrono::seconds timeout = std::chrono::seconds(60));
   std::string stdout_text();
@@ -48,6 +49,7 @@ class ServerProcess {
   std::string out_;
   TestPorts ports_;
   std::string address_;
+  std::uint64_t instance_ = 0;
   std::filesystem::path dir_;
 };
 

@@ -1,0 +1,52 @@
+#include "server/development_keys.hpp"
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <array>
+#include <boost/asio/ip/address.hpp>
+#include <cstdint>
+#include <string>
+
+namespace shiftcast {
+namespace {
+
+using Digest = std::array<std::uint8_t, crypto_hash_sha256_BYTES>;
+
+// sha256 of configs/keys/dev-token.key's 32 key bytes, and of configs/keys/dev-admin.key's first line.
+constexpr char kDevTokenKeySha256[] = "687d3af67937adb7d99c6b1a10bfdd486c2543c5a802740300e353f758c3a2c8";
+constexpr char kDevAdminKeySha256[] = "712426a9205fd40c4eb2c7c376bb9a0bd482144297d56863f9ae603862681414";
+
+bool digest_is(const std::uint8_t* data, std::size_t size, std::string_view hex) {
+  Digest digest{};
+  crypto_init();  // idempotent; validate() may run before anything else touched libsodium
+  crypto_hash_sha256(digest.data(), data, size);
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string text;
+  for (std::uint8_t b : digest) {
+    text.push_back(kDigits[b >> 4]);
+    text.push_back(kDigits[b & 15]);
+  }
+  return text == hex;
+}
+
+}  // namespace
+
+bool is_development_token_key(const Key& key) {
+  return digest_is(key.data(), key.size(), kDevTokenKeySha256);
+}
+
+bool is_development_admin_key(std::string_view key) {
+  return digest_is(reinterpret_cast<const std::uint8_t*>(key.data()), key.size(), kDevAdminKeySha256);
+}
+
+bool is_loopback_address(std::string_view address) {
+  boost::system::error_code ec;
+  boost::asio::ip::address a = boost::asio::ip::make_address(std::string(address), ec);
+  if (ec) return false;
+  if (a.is_v6() && a.to_v6().is_v4_mapped())
+    a = boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, a.to_v6());
+  return a.is_loopback();
+}
+
+}  // namespace shiftcast

@@ -1,0 +1,22 @@
+// The development keys committed in configs/keys/ are public: anyone who read the repository can mint
+// connect tokens and call the admin API of a server that uses them. They are recognised here by the
+// SHA-256 of their content (a copy under another name is still refused), so that validate() can refuse
+// them whenever a listener binds anything but loopback.
+//
+//   if (is_development_token_key(*key_from_hex(line)) && !is_loopback(address)) refuse(...);
+#pragma once
+
+#include <string_view>
+
+#include "protocol/crypto.hpp"
+
+namespace shiftcast {
+
+// The token key's 32 bytes (not its hex text, so case and whitespace do not matter).
+bool is_development_token_key(const Key& key);
+// The admin key as the server uses it: the key file's first line, trimmed.
+bool is_development_admin_key(std::string_view key);
+// True for 127.0.0.0/8 and ::1 (and IPv4-mapped loopback); false for anything else, 0.0.0.0 and :: too.
+bool is_loopback_address(std::string_view address);
+
+}  // namespace shiftcast

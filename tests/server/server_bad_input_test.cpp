@@ -80,8 +80,8 @@ TEST_F(ServerBadInputTest, EveryBadDatagramIsRefusedWithItsReasonWhileOthersPlay
       connection_request_for(issue_connect_token(dev_token_key(), address, 1, 502, unix_now() - 10)));
   raw.send_raw(connection_request_for(
       issue_connect_token(dev_token_key(), "10.1.2.3:40000", 1, 503, unix_now() + 30)));
-  raw.send_raw(
-      connection_request_for(issue_connect_token(dev_token_key(), address, 999, 504, unix_now() + 30)));
+  raw.send_raw(connection_request_for(
+      issue_connect_token(dev_token_key(), address, 999, 504, unix_now() + 30, server_.instance())));
   // Replayed: the good player's token, already spent.
   raw.send_raw(connection_request_for(good_->session().token()));
 

@@ -144,7 +144,7 @@ std::string Server::start() {
     s.unix_now = unix_now;
     s.steady_now = steady_seconds;
     s.preauth = {config_.udp_preauth_rate, config_.udp_preauth_burst,
-                 std::size_t(config_.udp_preauth_sources)};
+                 std::size_t(config_.udp_preauth_sources), config_.udp_preauth_limit_loopback != 0};
     s.packets_in = &packets_in;
     s.bytes_in = &bytes_in;
     s.packets_out = &packets_out;

@@ -53,9 +53,10 @@ struct ServerConfig {
   // and worker: a token bucket of this rate and burst, before any crypto; beyond it, refused unanswered.
   double udp_preauth_rate = 16;  // datagrams per second
   double udp_preauth_burst = 32;
-  int udp_preauth_sources = 1 << 16;  // source buckets kept per worker (a full table shares one bucket)
-  std::string public_address;         // "ip:port" written into connect tokens; empty: udp address:udp_port
-  std::uint16_t udp_port = 40000;     // 0: any free port (the server logs and prints the ports it got)
+  int udp_preauth_sources = 1 << 16;   // source buckets kept per worker (a full table shares one bucket)
+  int udp_preauth_limit_loopback = 0;  // 1: loopback sources are limited too (else exempt: this machine)
+  std::string public_address;          // "ip:port" written into connect tokens; empty: udp address:udp_port
+  std::uint16_t udp_port = 40000;      // 0: any free port (the server logs and prints the ports it got)
   std::uint16_t rpc_port = 40001;
   std::uint16_t http_port = 40002;
   int threads = 0;      // match worker threads (ticks and UDP), 0: one per core

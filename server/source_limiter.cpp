@@ -34,6 +34,8 @@ void SourceLimiter::purge(double now_seconds) {
 
 bool SourceLimiter::admit(const boost::asio::ip::address& source, double now_seconds) {
   const Key key = key_of(source);
+  if (!limits_.limit_loopback && boost::asio::ip::make_address_v6(key).is_loopback()) return true;
+  if (!limits_.limit_loopback && key[10] == 0xff && key[11] == 0xff && key[12] == 127) return true;
   auto it = buckets_.find(key);
   if (it == buckets_.end()) {
     if (buckets_.size() >= limits_.max_sources && now_seconds >= next_purge_) purge(now_seconds);

@@ -10,6 +10,10 @@
 // The table of buckets is bounded: when it is full, buckets that have refilled (sources idle long enough
 // to owe nothing) are forgotten, which loses nothing; if none has, new sources share one overflow bucket
 // until a later purge finds room, so a flood from many addresses is bounded too and never grows memory.
+//
+// Loopback sources are not limited unless `limit_loopback`: they are this machine (the load tester opens
+// hundreds of connections from 127.0.0.1 at once), and Linux drops datagrams from the network that claim
+// a loopback source, so no remote peer can hide behind the exemption.
 #pragma once
 
 #include <array>
@@ -26,6 +30,7 @@ struct SourceLimits {
   double rate = 16;                    // units per second per source address
   double burst = 32;                   // bucket size: a fresh source may send this many at once
   std::size_t max_sources = 1u << 16;  // buckets kept per endpoint
+  bool limit_loopback = false;         // limit 127.0.0.0/8 and ::1 too (the hostile-client tests do)
 };
 
 class SourceLimiter {

@@ -42,6 +42,7 @@ constexpr std::uint32_t kMatchId = 7;
 constexpr std::uint64_t kClientId = 1001;
 constexpr std::uint64_t kExpiresAt = 1'700'000'030;
 constexpr std::uint64_t kNow = 1'700'000'000;
+constexpr std::uint64_t kServerInstance = 0x0123456789abcdefull;
 constexpr char kServerAddress[] = "127.0.0.1:40000";
 constexpr char kClientAddress[] = "127.0.0.1:50000";
 constexpr PacketHeader kPacketHeader{kMatchId, kClientId, 1, 0, 0};
@@ -99,7 +100,7 @@ std::map<std::string, Bytes> read_vectors(const std::string& path) {
 
 ConnectToken vector_token() {
   return issue_connect_token(kTokenKey, kServerAddress, kMatchId, kClientId, kExpiresAt, kTokenNonce,
-                             kClientToServer, kServerToClient);
+                             kClientToServer, kServerToClient, kServerInstance);
 }
 
 Bytes keep_alive_envelope() {
@@ -135,8 +136,8 @@ std::map<std::string, Bytes> library_vectors() {
 
   const EnvelopeView request = verify_envelope(v["connection_request"], kMaxDatagramBytes);
   EXPECT_EQ(request.error, wire::ErrorCode::Ok);
-  const OpenedToken opened =
-      open_connect_token(kTokenKey, *request.envelope->message_as_ConnectionRequest(), kServerAddress, kNow);
+  const OpenedToken opened = open_connect_token(kTokenKey, *request.envelope->message_as_ConnectionRequest(),
+                                                kServerAddress, kNow, kServerInstance);
   EXPECT_EQ(opened.error, wire::ErrorCode::Ok);
   const ServerKeys keys{kTokenKey, kChallengeKey};
   v["connection_challenge"] = make_challenge(keys, opened, kClientAddress, kOuterNonce, kInnerNonce);
@@ -179,9 +180,10 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
   const EnvelopeView request = verify_envelope(doc_["connection_request"], kMaxDatagramBytes);
   ASSERT_EQ(request.error, wire::ErrorCode::Ok);
   EXPECT_EQ(doc_["connection_request"].size(), kMinRequestBytes);
-  const OpenedToken opened =
-      open_connect_token(kTokenKey, *request.envelope->message_as_ConnectionRequest(), kServerAddress, kNow);
+  const OpenedToken opened = open_connect_token(kTokenKey, *request.envelope->message_as_ConnectionRequest(),
+                                                kServerAddress, kNow, kServerInstance);
   ASSERT_EQ(opened.error, wire::ErrorCode::Ok);
+  EXPECT_EQ(opened.server_instance, kServerInstance);
   EXPECT_EQ(opened.client_to_server, kClientToServer);
   EXPECT_EQ(opened.server_to_client, kServerToClient);
 

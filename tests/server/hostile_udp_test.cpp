@@ -39,6 +39,9 @@ using Clock = std::chrono::steady_clock;
 constexpr double kDefaultPreauthRate = 16;
 constexpr double kDefaultPreauthBurst = 32;
 constexpr int kFlood = 400;
+// Loopback sources are exempt by default (this machine: the load tester); the floods here come from
+// loopback, so they ask for loopback to be limited like any remote source.
+constexpr char kLimitLoopback[] = "--udp-preauth-limit-loopback 1";
 
 std::uint64_t unix_now() {
   return std::uint64_t(
@@ -126,7 +129,7 @@ class HostileUdp : public ServerTest {
 // --- floods -----------------------------------------------------------------------------------------
 
 TEST_F(HostileUdp, GarbageAndUnexpectedMessagesAreRefusedWhileAPlayerPlays) {
-  start();
+  start(test_server_config(), kLimitLoopback);
   player_ = std::make_unique<UdpTestClient>(server_.ports().udp, token(1));
   ASSERT_TRUE(player_->connect());
   ASSERT_TRUE(player_->pump_until([&] { return player_->session().latest_snapshot_tick() > 0; }));
@@ -165,7 +168,7 @@ TEST_F(HostileUdp, GarbageAndUnexpectedMessagesAreRefusedWhileAPlayerPlays) {
 }
 
 TEST_F(HostileUdp, HandshakeFloodFromOneSourceGetsOnlyItsBurst) {
-  start();
+  start(test_server_config(), kLimitLoopback);
   const std::vector<std::uint8_t> request = build_connection_request(token(7));
   RawUdp raw("127.0.0.1", server_.ports().udp, "127.0.0.9");
   const auto started = Clock::now();
@@ -191,7 +194,7 @@ TEST_F(HostileUdp, HandshakeFloodFromOneSourceGetsOnlyItsBurst) {
 }
 
 TEST_F(HostileUdp, PacketsNamingNoConnectedClientAreRefusedBeforeTheMatch) {
-  start();
+  start(test_server_config(), kLimitLoopback);
   player_ = std::make_unique<UdpTestClient>(server_.ports().udp, token(1));
   ASSERT_TRUE(player_->connect());
   RawUdp raw("127.0.0.1", server_.ports().udp, "127.0.0.9");
@@ -344,6 +347,17 @@ TEST(HostileUdpLimits, OneSourceGetsItsBurstThenItsRate) {
   EXPECT_EQ(admitted, 8);  // refilled to the burst, never beyond
   // IPv4 and its v4-mapped IPv6 form are one source.
   EXPECT_FALSE(limiter.admit(boost::asio::ip::make_address("::ffff:192.0.2.1"), 20.0));
+  // Loopback is this machine: exempt unless asked.
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_TRUE(limiter.admit(boost::asio::ip::make_address("127.0.0.1"), 20.0));
+    EXPECT_TRUE(limiter.admit(boost::asio::ip::make_address("::1"), 20.0));
+    EXPECT_TRUE(limiter.admit(boost::asio::ip::make_address("::ffff:127.0.0.9"), 20.0));
+  }
+  SourceLimiter strict({.rate = 4, .burst = 8, .max_sources = 16, .limit_loopback = true});
+  admitted = 0;
+  for (int i = 0; i < 100; ++i)
+    admitted += strict.admit(boost::asio::ip::make_address("127.0.0.1"), 0) ? 1 : 0;
+  EXPECT_EQ(admitted, 8);
 }
 
 TEST(HostileUdpLimits, ManySourcesShareOneBucketWhenTheTableIsFull) {
@@ -453,7 +467,7 @@ TEST_F(HostileUdpConfig, EachListenerHasItsOwnAddressRpcAndHttpDefaultToLoopback
   c = parse_server_config(
       "[network]\nbind_address = \"0.0.0.0\"\nudp_bind_address = \"10.0.0.1\"\nrpc_bind_address = "
       "\"10.0.0.2\"\nhttp_bind_address = \"10.0.0.3\"\nudp_preauth_rate = 5\nudp_preauth_burst = 6\n"
-      "udp_preauth_sources = 7\n",
+      "udp_preauth_sources = 7\nudp_preauth_limit_loopback = 1\n",
       dir_.string());
   EXPECT_EQ(effective_udp_bind_address(c), "10.0.0.1");
   EXPECT_EQ(c.rpc_bind_address, "10.0.0.2");
@@ -461,9 +475,11 @@ TEST_F(HostileUdpConfig, EachListenerHasItsOwnAddressRpcAndHttpDefaultToLoopback
   EXPECT_EQ(c.udp_preauth_rate, 5.0);
   EXPECT_EQ(c.udp_preauth_burst, 6.0);
   EXPECT_EQ(c.udp_preauth_sources, 7);
+  EXPECT_EQ(c.udp_preauth_limit_loopback, 1);
   const ServerConfig defaults;
   EXPECT_EQ(defaults.udp_preauth_rate, kDefaultPreauthRate);
   EXPECT_EQ(defaults.udp_preauth_burst, kDefaultPreauthBurst);
+  EXPECT_EQ(defaults.udp_preauth_limit_loopback, 0);
   // A burst below one handshake (two datagrams) could never connect anyone.
   EXPECT_NE(
       error_of("udp_preauth_burst = 1", "private-token.key", "private-admin.key").find("udp_preauth_burst"),

@@ -383,6 +383,7 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
                            "udp-preauth-rate",
                            "udp-preauth-burst",
                            "udp-preauth-sources",
+                           "udp-preauth-limit-loopback",
                            "public-address",
                            "threads",
                            "rpc-threads",
@@ -406,7 +407,7 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
                            "shutdown-flush-s"}) {
     EXPECT_NE(std::find(flags.begin(), flags.end(), flag), flags.end()) << flag;
   }
-  EXPECT_EQ(flags.size(), 31u);
+  EXPECT_EQ(flags.size(), 32u);
 }
 
 TEST_F(ConfigDir, BadOverridesAreRefusedAtOnce) {

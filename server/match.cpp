@@ -323,10 +323,12 @@ wire::ErrorCode Match::on_connect(const AcceptedChallenge& accepted, const udp::
                           to_address(from),
                           entity};
   Client client{std::make_unique<ClientConnection>(params, settings_.connection, t), from, entity};
+  // Admitted before the first keep-alive leaves: the client's first packet may answer it at once, on
+  // another worker's thread, which asks the address book.
+  addresses_.set(accepted.client_id, from);
   // The first keep-alive tells the client it is connected (and which tick the world is at).
   endpoint_.send(client.connection->build_keepalive(sim.tick(), t), from);
   clients_.emplace(accepted.client_id, std::move(client));
-  addresses_.set(accepted.client_id, from);
   players_.store(int(clients_.size()), std::memory_order_relaxed);
   spdlog::info("match {}: client {} connected from {} as entity {}", settings_.id, accepted.client_id,
                to_address(from), entity);

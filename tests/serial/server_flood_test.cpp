@@ -29,8 +29,9 @@ void flood(std::uint16_t port, std::uint32_t match, std::atomic<int>& answered) 
         queries.push_back(
             wire::CreateBatchQuery(fbb, wire::CreateRaycastRequest(fbb, match, &o, &d, 3000, filter)));
       }
-      finish_envelope(fbb, wire::Message::BatchRequest, wire::CreateBatchRequestDirect(fbb, &queries).Union(),
-                      sent);
+      const std::string key = dev_service_key();
+      finish_envelope(fbb, wire::Message::BatchRequest,
+                      wire::CreateBatchRequestDirect(fbb, &queries, key.c_str()).Union(), sent);
       if (!rpc.send(fbb)) return;
       ++sent;
     }

@@ -7,11 +7,12 @@
 //
 // A request is admitted when both its connection's bucket and the global bucket hold its cost; it then
 // takes from both. Fairness: a connection's bucket refills at min(its configured rate, global_rate / open
-// connections), so the connections together can never refill faster than the global bucket does. A
-// connection that wants less than its share leaves it in the global bucket, and nothing but that
-// connection can use it: every other connection is already held to its own share by its own bucket. So
-// however many connections flood, each one that asks gets at least global_rate / connections per second.
-// Bursts are bounded twice: by each connection's burst and by the global burst.
+// connections) and holds at most min(its configured burst, global_burst / open connections), so the
+// connections together can never hold or refill more than the global bucket does. What a connection
+// leaves unused stays in the global bucket, and no other connection can take it: each is already held
+// to its own share by its own bucket. So however many connections flood, each one that asks gets its
+// share, global_rate / connections per second, at once. The price: while many connections are open, a
+// request larger than global_burst / connections waits (RateLimited) until fewer share the listener.
 //
 // Thread-safe (a mutex around the global bucket); the connection's bucket belongs to its strand.
 #pragma once
@@ -30,17 +31,19 @@ class QueryBudget {
   // Takes `cost` from `connection` and the global bucket, or from neither; `retry_after_ms` says when
   // both would hold it (UINT32_MAX: never, the cost is over a burst). `configured_rate` is the
   // connection's own limit, `open_connections` how many share the global rate now.
-  bool take(TokenBucket& connection, double configured_rate, double cost, double now_seconds,
-            int open_connections, std::uint32_t* retry_after_ms);
+  bool take(TokenBucket& connection, double configured_rate, double configured_burst, double cost,
+            double now_seconds, int open_connections, std::uint32_t* retry_after_ms);
   // Takes `cost` whatever the buckets hold (they may go below zero: later requests wait for it). For
   // frames already read and refused, whose work is done.
-  void charge(TokenBucket& connection, double configured_rate, double cost, double now_seconds,
-              int open_connections);
+  void charge(TokenBucket& connection, double configured_rate, double configured_burst, double cost,
+              double now_seconds, int open_connections);
+  // Sets the connection's bucket to its share of the listener now.
+  void share(TokenBucket& connection, double configured_rate, double configured_burst, double now_seconds,
+             int open_connections) const;
   double global_rate() const { return global_rate_; }
   double global_burst() const { return global_burst_; }
 
  private:
-  void share(TokenBucket& connection, double configured_rate, double now_seconds, int open_connections) const;
   const double global_rate_;
   const double global_burst_;
   std::mutex mutex_;

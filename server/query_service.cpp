@@ -350,5 +350,4 @@ QueryAnswer answer_batch(const MatchDirectory& directory, const wire::BatchReque
   return answered(wire::Message::BatchReply, wire::CreateBatchReply(fbb, vector));
 }
 
-
 }  // namespace shiftcast

@@ -4,10 +4,10 @@
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/write.hpp>
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <utility>
@@ -85,16 +85,18 @@ RpcMetrics::RpcMetrics(MetricsRegistry& registry) {
     closed[i] = &registry.counter("shiftcast_rpc_closed_total", "RPC connections closed, by reason",
                                   {{"reason", to_string(static_cast<CloseReason>(i))}});
   }
-  memory_bytes = &registry.gauge("shiftcast_rpc_memory_bytes",
-                                 "Bytes of unfinished request frames and unwritten replies held for RPC peers");
+  memory_bytes =
+      &registry.gauge("shiftcast_rpc_memory_bytes",
+                      "Bytes of unfinished request frames and unwritten replies held for RPC peers");
   memory_peak_bytes =
       &registry.gauge("shiftcast_rpc_memory_peak_bytes", "The most shiftcast_rpc_memory_bytes has been");
   auth_failures =
       &registry.counter("shiftcast_rpc_auth_failures_total", "RPC requests with a wrong or missing key");
   auth_throttled = &registry.counter("shiftcast_rpc_auth_throttled_total",
                                      "Keyed RPC requests refused unchecked: their address failed too often");
-  accept_failures = &registry.counter("shiftcast_rpc_accept_failures_total",
-                                      "RPC accepts that failed (out of descriptors, ...), each retried later");
+  accept_failures =
+      &registry.counter("shiftcast_rpc_accept_failures_total",
+                        "RPC accepts that failed (out of descriptors, ...), each retried later");
   refused_connections = &registry.counter("shiftcast_rpc_refused_connections_total",
                                           "RPC connections turned away at a limit", {{"limit", "listener"}});
   refused_per_address = &registry.counter("shiftcast_rpc_refused_connections_total",
@@ -192,7 +194,8 @@ RpcConnection::~RpcConnection() {
     shared_->open.fetch_sub(1);
     shared_->metrics.connections->add(-1);
     std::lock_guard lock(shared_->mutex);
-    if (auto it = shared_->per_address.find(address_); it != shared_->per_address.end() && --it->second <= 0) {
+    if (auto it = shared_->per_address.find(address_);
+        it != shared_->per_address.end() && --it->second <= 0) {
       shared_->per_address.erase(it);
     }
   }
@@ -226,11 +229,12 @@ void RpcConnection::check_timeouts() {
     const double now = self->shared_->now();
     // A write the client does not take: it is not reading (or is gone). Nothing else can end it.
     if (self->write_active_ && now - self->write_started_at_ > s.write_timeout_s) {
-      self->shared_->rejections.reject(wire::ErrorCode::Timeout, self->peer_,
-                                       fmt::format("a write not taken within {} s: closing", s.write_timeout_s));
+      self->shared_->rejections.reject(
+          wire::ErrorCode::Timeout, self->peer_,
+          fmt::format("a write not taken within {} s: closing", s.write_timeout_s));
       return self->close(CloseReason::kWriteTimeout);
     }
-    if (self->closing_ || self->read_paused_) return;  // waiting for our own writes, not for the client
+    if (self->closing_ || self->write_active_) return;  // waiting for the client to take our writes
     if (self->frame_started_at_ >= 0 && now - self->frame_started_at_ > s.read_timeout_s) {
       return self->close_after(
           wire::ErrorCode::Timeout,
@@ -243,6 +247,10 @@ void RpcConnection::check_timeouts() {
       return self->close_after(wire::ErrorCode::Timeout,
                                fmt::format("no request for {} s: closing", s.idle_timeout_s),
                                CloseReason::kIdleTimeout);
+    }
+    if (self->read_paused_ && self->has_room()) {
+      self->read_paused_ = false;
+      self->process();
     }
   });
 }
@@ -271,7 +279,16 @@ void RpcConnection::on_read(const boost::system::error_code& error, std::size_t 
     return;
   }
   reader_.feed({read_buffer_.data(), bytes});
-  while (!closing_) {
+  process();
+}
+
+bool RpcConnection::has_room() const {
+  return pending_bytes() <= shared_->settings.connection_memory_bytes / 2 &&
+         memory_.fits(held_bytes() + kReplyReserveBytes);
+}
+
+void RpcConnection::process() {
+  while (!closing_ && has_room()) {
     const std::optional<std::span<const std::uint8_t>> frame = reader_.next();
     if (!frame) break;
     last_frame_at_ = shared_->now();
@@ -290,8 +307,8 @@ void RpcConnection::on_read(const boost::system::error_code& error, std::size_t 
     if (!write_active_) close(closing_reason_);
     return;
   }
-  // What is left is the start of the next frame: it must fit this connection's cap and the listener's
-  // budget, and be finished within the read timeout.
+  // What is left is the start of the next frame (or frames waiting for room): it must fit this
+  // connection's cap and the listener's budget, and a frame begun must be finished within the read timeout.
   if (reader_.buffered() == 0) {
     frame_started_at_ = -1;
   } else if (frame_started_at_ < 0) {
@@ -306,8 +323,10 @@ void RpcConnection::on_read(const boost::system::error_code& error, std::size_t 
                        CloseReason::kMemory);
   }
   account();
-  if (pending_bytes() > shared_->settings.connection_memory_bytes / 2) {
-    read_paused_ = true;  // resumed by on_write once the backlog is written
+  if (!has_room()) {
+    // Backpressure: resumed by on_write once this connection's replies are written, or by the
+    // listener's periodic check once the budget has room again.
+    read_paused_ = true;
     return;
   }
   read();
@@ -386,8 +405,8 @@ const char* message_name(wire::Message type) {
 }  // namespace
 
 void RpcConnection::charge_refused(std::size_t frame_bytes) {
-  shared_->budget.charge(bucket_, shared_->settings.rate, frame_cost(frame_bytes), shared_->now(),
-                         shared_->open.load());
+  shared_->budget.charge(bucket_, shared_->settings.rate, shared_->settings.burst, frame_cost(frame_bytes),
+                         shared_->now(), shared_->open.load());
 }
 
 void RpcConnection::handle_frame(std::span<const std::uint8_t> frame) {
@@ -398,6 +417,7 @@ void RpcConnection::handle_frame(std::span<const std::uint8_t> frame) {
   // already cost more than it had).
   const double read_cost = frame_cost(frame.size());
   const double now = shared_->now();
+  shared_->budget.share(bucket_, settings.rate, settings.burst, now, shared_->open.load());
   const double available = bucket_.available(now);
   const auto retry_ms = [&](double cost) {
     const double ms = std::ceil((cost - available) / std::max(bucket_.rate(), 1e-9) * 1000.0);
@@ -416,7 +436,8 @@ void RpcConnection::handle_frame(std::span<const std::uint8_t> frame) {
   if (available < 0) {
     // In debt: every frame costs again, so a client flooding refused frames stays refused.
     charge_refused(frame_.size());
-    const std::uint64_t id = v.error == wire::ErrorCode::Ok ? v.envelope->request_id() : readable_request_id(frame_);
+    const std::uint64_t id =
+        v.error == wire::ErrorCode::Ok ? v.envelope->request_id() : readable_request_id(frame_);
     return refuse(wire::ErrorCode::RateLimited, id,
                   fmt::format("refused frames cost more than this connection had; retry after {} ms",
                               retry_ms(kControlCost)),
@@ -463,7 +484,8 @@ void RpcConnection::handle_frame(std::span<const std::uint8_t> frame) {
     return;
   }
   std::uint32_t retry_after_ms = 0;
-  if (!shared_->budget.take(bucket_, settings.rate, cost, now, shared_->open.load(), &retry_after_ms)) {
+  if (!shared_->budget.take(bucket_, settings.rate, settings.burst, cost, now, shared_->open.load(),
+                            &retry_after_ms)) {
     refuse(wire::ErrorCode::RateLimited, request_id,
            fmt::format("{} costs {:.2f}, retry after {} ms", to_string(r.kind), cost, retry_after_ms),
            retry_after_ms);
@@ -558,11 +580,11 @@ void RpcConnection::send(wire::Message type, flatbuffers::Offset<void> message, 
       (after > shared_->settings.connection_memory_bytes || !memory_.fits(after))) {
     const std::size_t reply_bytes = fbb_.GetSize();
     fbb_.Clear();
-    const std::string detail =
-        fmt::format("a reply of {} bytes does not fit this connection's cap of {} bytes or the server's memory "
-                    "budget of {} bytes ({} in use)",
-                    reply_bytes, shared_->settings.connection_memory_bytes, shared_->memory.limit(),
-                    shared_->memory.used());
+    const std::string detail = fmt::format(
+        "a reply of {} bytes does not fit this connection's cap of {} bytes or the server's memory "
+        "budget of {} bytes ({} in use)",
+        reply_bytes, shared_->settings.connection_memory_bytes, shared_->memory.limit(),
+        shared_->memory.used());
     if (type == wire::Message::ContactPush) {
       // A numbered event is never dropped: the stream ends instead.
       return close_after(wire::ErrorCode::SlowConsumer, detail + ": closing", CloseReason::kMemory);
@@ -611,9 +633,9 @@ void RpcConnection::on_write(const boost::system::error_code& error) {
     close(closing_reason_);
     return;
   }
-  if (read_paused_) {
+  if (read_paused_ && has_room()) {
     read_paused_ = false;
-    read();
+    process();
   }
 }
 

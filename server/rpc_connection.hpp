@@ -45,6 +45,8 @@
 
 namespace shiftcast {
 
+// Room a connection needs in the memory budget to go on handling requests (most replies are smaller).
+inline constexpr std::size_t kReplyReserveBytes = 4096;
 // Bytes read from the socket at once.
 inline constexpr std::size_t kRpcReadChunkBytes = 64u << 10;
 // Contact subscriptions one connection may hold, and entities one subscription may name.
@@ -89,18 +91,18 @@ const char* to_string(CloseReason reason);
 
 struct RpcMetrics {
   explicit RpcMetrics(MetricsRegistry& registry);
-  std::array<Counter*, kRpcKinds> requests{};   // shiftcast_rpc_requests_total{kind}
-  std::array<Histogram*, kRpcKinds> seconds{};  // shiftcast_rpc_seconds{kind}
-  Gauge* connections = nullptr;                 // shiftcast_rpc_connections
-  Counter* contact_events = nullptr;            // shiftcast_rpc_contact_events_total (pushed)
+  std::array<Counter*, kRpcKinds> requests{};    // shiftcast_rpc_requests_total{kind}
+  std::array<Histogram*, kRpcKinds> seconds{};   // shiftcast_rpc_seconds{kind}
+  Gauge* connections = nullptr;                  // shiftcast_rpc_connections
+  Counter* contact_events = nullptr;             // shiftcast_rpc_contact_events_total (pushed)
   std::array<Counter*, kCloseReasons> closed{};  // shiftcast_rpc_closed_total{reason}
-  Gauge* memory_bytes = nullptr;                // shiftcast_rpc_memory_bytes: frames and backlogs held now
-  Gauge* memory_peak_bytes = nullptr;           // shiftcast_rpc_memory_peak_bytes: the most ever held
-  Counter* auth_failures = nullptr;             // shiftcast_rpc_auth_failures_total: wrong or missing keys
-  Counter* auth_throttled = nullptr;            // shiftcast_rpc_auth_throttled_total: refused untried
-  Counter* accept_failures = nullptr;           // shiftcast_rpc_accept_failures_total (EMFILE, ...)
-  Counter* refused_connections = nullptr;       // shiftcast_rpc_refused_connections_total{limit}: listener
-  Counter* refused_per_address = nullptr;       //   cap, and per-address cap
+  Gauge* memory_bytes = nullptr;                 // shiftcast_rpc_memory_bytes: frames and backlogs held now
+  Gauge* memory_peak_bytes = nullptr;            // shiftcast_rpc_memory_peak_bytes: the most ever held
+  Counter* auth_failures = nullptr;              // shiftcast_rpc_auth_failures_total: wrong or missing keys
+  Counter* auth_throttled = nullptr;             // shiftcast_rpc_auth_throttled_total: refused untried
+  Counter* accept_failures = nullptr;            // shiftcast_rpc_accept_failures_total (EMFILE, ...)
+  Counter* refused_connections = nullptr;        // shiftcast_rpc_refused_connections_total{limit}: listener
+  Counter* refused_per_address = nullptr;        //   cap, and per-address cap
 };
 
 class RpcConnection;
@@ -166,6 +168,11 @@ class RpcConnection final : public ContactSink, public std::enable_shared_from_t
   // rpc_connection.cpp: the stream.
   void read();
   void on_read(const boost::system::error_code& error, std::size_t bytes);
+  // Handles the buffered complete frames while there is room for their replies, then reads on or pauses.
+  void process();
+  // Room for more replies: this connection's backlog within half its cap, and the listener's budget
+  // able to hold kReplyReserveBytes more.
+  bool has_room() const;
   void handle_frame(std::span<const std::uint8_t> frame);
   // Checks the request's key (reads: service or admin key, unless open; admin calls: the admin key);
   // refuses it (Unauthorized, or RateLimited while the address is throttled) and returns false otherwise.
@@ -210,7 +217,7 @@ class RpcConnection final : public ContactSink, public std::enable_shared_from_t
   std::string peer_;           // address:port (logs)
   TokenBucket bucket_;
   MemoryBudget::Account memory_;
-  double last_frame_at_ = 0;    // the last complete frame (or the accept)
+  double last_frame_at_ = 0;      // the last complete frame (or the accept)
   double frame_started_at_ = -1;  // when the unfinished frame began, -1: none
   double write_started_at_ = 0;
   CloseReason closing_reason_ = CloseReason::kPeer;

@@ -47,7 +47,8 @@ struct RpcServer::Listener : std::enable_shared_from_this<RpcServer::Listener> {
       // Out of descriptors (EMFILE, ENFILE) or memory lasts until something closes; accepting again at
       // once would fail again at once, for ever, on a whole thread. Try again after a pause instead.
       shared->metrics.accept_failures->add();
-      spdlog::warn("rpc: accept failed: {}; retrying in {} s", error.message(), shared->settings.accept_retry_s);
+      spdlog::warn("rpc: accept failed: {}; retrying in {} s", error.message(),
+                   shared->settings.accept_retry_s);
       retry_timer.expires_after(seconds(shared->settings.accept_retry_s));
       retry_timer.async_wait([self = shared_from_this()](const boost::system::error_code& e) {
         if (!e && self->acceptor.is_open()) self->accept();
@@ -59,7 +60,8 @@ struct RpcServer::Listener : std::enable_shared_from_this<RpcServer::Listener> {
       socket.close(ignored);
     } else if (shared->open.load() >= shared->settings.max_connections) {
       shared->metrics.refused_connections->add();
-      turn_away(std::move(socket), fmt::format("{} connections open, the limit", shared->settings.max_connections));
+      turn_away(std::move(socket),
+                fmt::format("{} connections open, the limit", shared->settings.max_connections));
     } else {
       boost::system::error_code ec;
       const auto remote = socket.remote_endpoint(ec);

@@ -11,8 +11,8 @@
 // each on its own strand. Beyond max_connections, or max_connections_per_address from its address, a
 // newcomer gets one RpcError TooManyConnections and is closed. A failed accept (out of descriptors) is
 // counted and retried after accept_retry_s, never in a loop. Every timeout_check_s each connection
-// checks its idle, read and write timeouts. Queries read the matches' published history and never wait for a match's worker, so the RPC
-// contexts should be threads of their own, apart from the match workers.
+// checks its idle, read and write timeouts. Queries read the matches' published history and never wait for a
+// match's worker, so the RPC contexts should be threads of their own, apart from the match workers.
 //
 // The directory, registry and rejections must outlive the server and every connection (connections live
 // until their context runs their last handler or is destroyed).

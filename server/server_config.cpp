@@ -110,7 +110,8 @@ constexpr Range kPositive{0, kInf, true};
 constexpr Range kSeconds{0, kMaxTimeoutSeconds, true};
 constexpr Range kWholeSeconds{1, kMaxTimeoutSeconds};
 constexpr Range kFrameBytes{kMinRpcFrameBytes, static_cast<double>(kMaxRpcFrameBytes)};
-constexpr Range kMemoryBytes{2 * kMinRpcFrameBytes, static_cast<double>(std::numeric_limits<std::uint32_t>::max())};
+constexpr Range kMemoryBytes{2 * kMinRpcFrameBytes,
+                             static_cast<double>(std::numeric_limits<std::uint32_t>::max())};
 
 using S = Setting<ServerConfig>;
 const std::array kServerSettings{
@@ -372,15 +373,15 @@ void check_rpc_limits(const ServerConfig& config, std::vector<std::string>& erro
   }
   if (config.rpc_max_connections > 1 &&
       config.rpc_max_connections_per_address >= config.rpc_max_connections) {
-    errors.push_back("[rpc] max_connections_per_address = " +
-                     std::to_string(config.rpc_max_connections_per_address) +
-                     ": must be less than max_connections (" + std::to_string(config.rpc_max_connections) +
-                     "), or one address can take every slot");
+    errors.push_back(
+        "[rpc] max_connections_per_address = " + std::to_string(config.rpc_max_connections_per_address) +
+        ": must be less than max_connections (" + std::to_string(config.rpc_max_connections) +
+        "), or one address can take every slot");
   }
   if (double(config.rpc_connection_memory_bytes) < 2.0 * double(config.rpc_max_frame_bytes)) {
     errors.push_back("[rpc] connection_memory_bytes = " + std::to_string(config.rpc_connection_memory_bytes) +
-                     ": must be at least twice max_frame_bytes (" + std::to_string(config.rpc_max_frame_bytes) +
-                     "), room for a frame and its reply");
+                     ": must be at least twice max_frame_bytes (" +
+                     std::to_string(config.rpc_max_frame_bytes) + "), room for a frame and its reply");
   }
   if (config.rpc_memory_budget_bytes < config.rpc_connection_memory_bytes) {
     errors.push_back("[rpc] memory_budget_bytes = " + std::to_string(config.rpc_memory_budget_bytes) +

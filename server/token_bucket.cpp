@@ -36,9 +36,11 @@ void TokenBucket::charge(double cost, double now_seconds) {
   if (cost > 0) tokens_ = std::max(-burst_, tokens_ - cost);
 }
 
-void TokenBucket::set_rate(double rate_per_second, double now_seconds) {
+void TokenBucket::set_limits(double rate_per_second, double burst, double now_seconds) {
   refill(now_seconds);
   rate_ = std::max(0.0, rate_per_second);
+  burst_ = std::max(0.0, burst);
+  tokens_ = std::min(tokens_, burst_);
 }
 
 bool TokenBucket::take(double cost, double now_seconds, std::uint32_t* retry_after_ms) {

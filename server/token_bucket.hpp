@@ -24,8 +24,9 @@ class TokenBucket {
   // Takes `cost` whatever the bucket holds: it may go below zero, down to -burst (work already done,
   // such as a frame read and refused; later requests wait until the debt is refilled).
   void charge(double cost, double now_seconds);
-  // From now on the bucket refills at `rate_per_second` (time until `now_seconds` at the old rate).
-  void set_rate(double rate_per_second, double now_seconds);
+  // From now on the bucket refills at `rate_per_second` up to `burst` (time until `now_seconds` at the old
+  // rate); tokens beyond the new burst are dropped.
+  void set_limits(double rate_per_second, double burst, double now_seconds);
   double rate() const { return rate_; }
   double burst() const { return burst_; }
 

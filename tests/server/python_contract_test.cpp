@@ -56,9 +56,9 @@ TEST_F(PythonContractTest, APythonClientFromTheSchemaGetsTheWorldQueryAnswer) {
                          Ray{{100, 100, 100}, {-1, -1, 0.5f}}}) {
     std::ostringstream args;
     args << "--port " << server_.ports().rpc << " --key-file '" << SHIFTCAST_SOURCE_DIR
-         << "/configs/keys/dev-service.key' --match 1 --mask 0 --max-distance 3000 --origin "
-         << ray.origin.x << " " << ray.origin.y << " " << ray.origin.z << " --direction " << ray.direction.x
-         << " " << ray.direction.y << " " << ray.direction.z;
+         << "/configs/keys/dev-service.key' --match 1 --mask 0 --max-distance 3000 --origin " << ray.origin.x
+         << " " << ray.origin.y << " " << ray.origin.z << " --direction " << ray.direction.x << " "
+         << ray.direction.y << " " << ray.direction.z;
     const std::string json = run_python(args.str());
     ASSERT_EQ(json.find("error"), std::string::npos) << json;
     const WorldHit want = world_raycast(arena.level.tree, {}, ray.origin, ray.direction, 3000, {.mask = 0});

@@ -129,7 +129,8 @@ double size_factor(const ShapeArg& s) {
   double extent = 0;
   if (s.kind == wire::ShapeKind::Sphere) extent = 2.0 * s.radius;
   if (s.kind == wire::ShapeKind::Cylinder) extent = std::max(2.0 * s.radius, double(s.height));
-  if (s.kind == wire::ShapeKind::Box) extent = 2.0 * std::max({double(s.half.x), double(s.half.y), double(s.half.z)});
+  if (s.kind == wire::ShapeKind::Box)
+    extent = 2.0 * std::max({double(s.half.x), double(s.half.y), double(s.half.z)});
   return std::max(1.0, extent / 128.0);
 }
 

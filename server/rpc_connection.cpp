@@ -315,12 +315,15 @@ void RpcConnection::process() {
     frame_started_at_ = shared_->now();
   }
   if (held_bytes() > shared_->settings.connection_memory_bytes || !memory_.fits(held_bytes())) {
-    return close_after(wire::ErrorCode::TooLarge,
-                       fmt::format("{} bytes held for this connection do not fit its cap of {} bytes or the "
-                                   "server's memory budget of {} bytes ({} in use): closing",
-                                   held_bytes(), shared_->settings.connection_memory_bytes,
-                                   shared_->memory.limit(), shared_->memory.used()),
-                       CloseReason::kMemory);
+    const std::size_t held = held_bytes();
+    const std::size_t used = shared_->memory.used();
+    reader_ = FrameReader(shared_->settings.max_frame_bytes);  // never held: the bytes go back at once
+    return close_after(
+        wire::ErrorCode::TooLarge,
+        fmt::format("{} bytes held for this connection do not fit its cap of {} bytes or the "
+                    "server's memory budget of {} bytes ({} in use): closing",
+                    held, shared_->settings.connection_memory_bytes, shared_->memory.limit(), used),
+        CloseReason::kMemory);
   }
   account();
   if (!has_room()) {

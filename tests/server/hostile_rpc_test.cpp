@@ -225,7 +225,7 @@ TEST_F(HostileRpcTest, PartialFramesAndANonReaderAreHeldToTheMemoryBudget) {
   }
   int cut = 0;
   for (auto& c : partial) {
-    const auto code = c->receive_code(milliseconds(500));
+    const auto code = c->receive_code(milliseconds(300));
     if (code.has_value()) {
       EXPECT_EQ(code, wire::ErrorCode::TooLarge);
       EXPECT_TRUE(c->closed_by_server());

@@ -48,7 +48,9 @@ class ServerFloodTest : public ServerTest {};
 
 TEST_F(ServerFloodTest, RpcFloodLeavesEveryMatchTickScheduleUnaffected) {
   // The rate limit is lifted so the flood is real work on the RPC thread, not refusals.
-  start(test_server_config("count = 2\n", "[rpc]\nrate = 1000000000\nburst = 1000000000\n"));
+  start(test_server_config("count = 2\n",
+                           "[rpc]\nrate = 1000000000\nburst = 1000000000\nglobal_rate = "
+                           "1000000000\nglobal_burst = 1000000000\n"));
   const std::string before = metrics();
   const double ticks_before = metric_value(before, "shiftcast_tick_seconds_count{match=\"2\"}");
   std::atomic<int> answered{0};

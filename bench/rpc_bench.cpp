@@ -126,6 +126,7 @@ ServerConfig bench_config(const Options& o) {
   c.config_file = "shiftcast-rpc-bench";
   c.token_key_file = "configs/keys/dev-token.key";
   c.admin_key_file = "configs/keys/dev-admin.key";
+  c.read_access = "open";  // loopback only: the bench measures queries, not key checks
   c.log_level = "warn";
   c.levels.push_back({"bench", o.level, ""});
   InitialMatchConfig match;

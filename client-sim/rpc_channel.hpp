@@ -112,6 +112,14 @@ class RpcBatch {
     return connect_blocking(context_, channel_, server, timeout_);
   }
   bool is_open() const { return channel_.is_open(); }
+  // A fresh connection: the server closes RPC connections idle for its idle timeout (30 s by default),
+  // so a batch after a long pause (the teardown after a load run) must not trust the old one.
+  std::string reconnect(const boost::asio::ip::tcp::endpoint& server) {
+    channel_.close();
+    context_.restart();
+    context_.run();  // the old socket's cancelled read completes here, before the new socket exists
+    return connect(server);
+  }
 
   // Request i is built by make(fbb, i), which returns {message type, body}; its reply goes to
   // done(i, reply). At most `window` calls in flight. An error string when the batch did not finish.

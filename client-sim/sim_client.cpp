@@ -294,8 +294,10 @@ void SimClient::shoot(double now, const PlayerInput& input) {
   const auto filter = wire::CreateQueryFilter(fbb, kPlayersLayer, session_.own_entity(), true);
   const auto as_of = wire::CreateAsOf(fbb, rewound ? wire::AsOfKind::ClientView : wire::AsOfKind::Now, 0,
                                       rewound ? token.client_id : 0);
+  // Reads need the service key or the admin key; the simulator holds the admin key already.
+  const auto key = fbb.CreateString(shared_.options->admin_key);
   const auto request =
-      wire::CreateRaycastRequest(fbb, token.match_id, &origin, &direction, kShotRange, filter, as_of);
+      wire::CreateRaycastRequest(fbb, token.match_id, &origin, &direction, kShotRange, filter, as_of, key);
   RpcChannel& rpc = *shared_.rpc;
   const std::uint64_t id = rpc.next_request_id();
   finish_envelope(fbb, wire::Message::RaycastRequest, request.Union(), id);

@@ -187,7 +187,7 @@ SimRunResult run_simulation(const SimOptions& options, const SimLevel& level,
   // or the clients' own failures (the server went away) already say what happened.
   const auto end_matches = [&] {
     if (result.match_ids.empty()) return;
-    std::string e = admin.is_open() ? "" : admin.connect(rpc_endpoint);
+    std::string e = admin.reconnect(rpc_endpoint);  // the setup's connection may have idled out
     if (e.empty()) {
       e = admin.run(
           result.match_ids.size(),

@@ -350,18 +350,4 @@ QueryAnswer answer_batch(const MatchDirectory& directory, const wire::BatchReque
   return answered(wire::Message::BatchReply, wire::CreateBatchReply(fbb, vector));
 }
 
-double batch_cost(const wire::BatchRequest& request) {
-  const auto* queries = request.queries();
-  if (queries == nullptr) return kRaycastCost;
-  double cost = 0;
-  for (const wire::BatchQuery* q : *queries) {
-    if (members_set(*q) != 1) {
-      cost += kRaycastCost;
-    } else {
-      cost += q->raycast() ? kRaycastCost : q->sweep() ? kSweepCost : kOverlapCost;
-    }
-  }
-  return std::max(cost, kRaycastCost);
-}
-
 }  // namespace shiftcast

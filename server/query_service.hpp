@@ -12,7 +12,7 @@
 // and bounded): a refusal is BadArgument with a detail naming the field. Rewinds resolve through AsOf:
 // Now is the newest published tick, Tick any (fractional) tick, ClientView the view tick of a client's
 // newest input; a tick outside the kept second is answered at the nearest kept one and the reply's
-// RewindInfo.clamp says so. Costs (for the rate limit) are per query kind; a batch costs the sum.
+// RewindInfo.clamp says so. What each query costs the rate limit is server/query_cost.hpp.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "server/match_directory.hpp"
+#include "server/query_cost.hpp"
 #include "shiftcast_generated.h"
 #include "world/tick_history.hpp"
 #include "world/world_query.hpp"
@@ -36,11 +37,6 @@ inline constexpr float kMaxQueryDistance = 4e6f;
 inline constexpr float kMinQueryDirectionLength = 1e-6f;
 // Radii, heights and half extents of query shapes: far beyond any character or prop.
 inline constexpr float kMaxQueryShapeSize = 4096.0f;
-
-// Rate-limit weights (TokenBucket units): a raycast is the unit, shape queries cost about twice as much.
-inline constexpr double kRaycastCost = 1;
-inline constexpr double kSweepCost = 2;
-inline constexpr double kOverlapCost = 2;
 
 // Buffers a query needs, owned by the caller (one per connection) so queries never allocate in the
 // steady state and no thread-local state exists. Rewinds to whole ticks read the snapshot's entities in
@@ -96,8 +92,5 @@ QueryAnswer answer_overlap(const MatchHandle& match, const wire::OverlapRequest&
 // whole request is refused (BadArgument) when it is empty or holds more than `max_batch` queries.
 QueryAnswer answer_batch(const MatchDirectory& directory, const wire::BatchRequest& request, int max_batch,
                          QueryScratch& scratch, flatbuffers::FlatBufferBuilder& fbb);
-// The sum of its queries' costs; a query that sets none or several of its members costs kRaycastCost (it
-// is answered with an error, which is work too).
-double batch_cost(const wire::BatchRequest& request);
 
 }  // namespace shiftcast

@@ -4,7 +4,9 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
+#include <chrono>
 #include <utility>
 
 #include "protocol/envelope.hpp"
@@ -21,7 +23,13 @@ struct RpcServer::Listener : std::enable_shared_from_this<RpcServer::Listener> {
   Listener(std::vector<asio::io_context*> contexts_in, std::shared_ptr<RpcShared> shared_in)
       : contexts(std::move(contexts_in)),
         shared(std::move(shared_in)),
-        acceptor(asio::make_strand(*contexts[0])) {}
+        acceptor(asio::make_strand(*contexts[0])),
+        retry_timer(acceptor.get_executor()),
+        timeout_timer(acceptor.get_executor()) {}
+
+  static std::chrono::steady_clock::duration seconds(double s) {
+    return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
+  }
 
   void accept() {
     asio::io_context& next = *contexts[next_context];
@@ -36,38 +44,86 @@ struct RpcServer::Listener : std::enable_shared_from_this<RpcServer::Listener> {
   void on_accept(const boost::system::error_code& error, RpcConnection::Socket socket) {
     if (error == asio::error::operation_aborted || !acceptor.is_open()) return;
     if (error) {
-      // A transient failure (out of descriptors, a connection reset before it was taken): keep accepting.
-      spdlog::debug("rpc: accept failed: {}", error.message());
-    } else if (shared->stopping.load()) {
+      // Out of descriptors (EMFILE, ENFILE) or memory lasts until something closes; accepting again at
+      // once would fail again at once, for ever, on a whole thread. Try again after a pause instead.
+      shared->metrics.accept_failures->add();
+      spdlog::warn("rpc: accept failed: {}; retrying in {} s", error.message(),
+                   shared->settings.accept_retry_s);
+      retry_timer.expires_after(seconds(shared->settings.accept_retry_s));
+      retry_timer.async_wait([self = shared_from_this()](const boost::system::error_code& e) {
+        if (!e && self->acceptor.is_open()) self->accept();
+      });
+      return;
+    }
+    if (shared->stopping.load()) {
       boost::system::error_code ignored;
       socket.close(ignored);
     } else if (shared->open.load() >= shared->settings.max_connections) {
-      turn_away(std::move(socket));
+      shared->metrics.refused_connections->add();
+      turn_away(std::move(socket),
+                fmt::format("{} connections open, the limit", shared->settings.max_connections));
     } else {
-      shared->open.fetch_add(1);
+      boost::system::error_code ec;
+      const auto remote = socket.remote_endpoint(ec);
+      const std::string address = ec ? "unknown" : remote.address().to_string();
       std::uint64_t id = 0;
+      bool admitted = false;
       {
         std::lock_guard lock(shared->mutex);
-        id = shared->next_connection++;
+        int& from_address = shared->per_address[address];
+        if (from_address < shared->settings.max_connections_per_address) {
+          ++from_address;
+          admitted = true;
+          id = shared->next_connection++;
+        } else if (from_address == 0) {
+          shared->per_address.erase(address);
+        }
       }
-      auto connection = std::make_shared<RpcConnection>(std::move(socket), shared, id);
-      {
-        std::lock_guard lock(shared->mutex);
-        shared->connections[id] = connection;
+      if (!admitted) {
+        shared->metrics.refused_per_address->add();
+        turn_away(std::move(socket), fmt::format("{} connections open from {}, the limit per address",
+                                                 shared->settings.max_connections_per_address, address));
+      } else {
+        shared->open.fetch_add(1);
+        auto connection = std::make_shared<RpcConnection>(std::move(socket), shared, id, address);
+        {
+          std::lock_guard lock(shared->mutex);
+          shared->connections[id] = connection;
+        }
+        connection->start();
       }
-      connection->start();
     }
     accept();
   }
 
+  // Every timeout_check_s: each connection looks at its own deadlines on its own strand.
+  void watch_timeouts() {
+    timeout_timer.expires_after(seconds(shared->settings.timeout_check_s));
+    timeout_timer.async_wait([self = shared_from_this()](const boost::system::error_code& e) {
+      if (e || !self->acceptor.is_open()) return;
+      check_timeouts(*self->shared);
+      self->watch_timeouts();
+    });
+  }
+
+  static void check_timeouts(RpcShared& shared) {
+    std::vector<std::shared_ptr<RpcConnection>> open;
+    {
+      std::lock_guard lock(shared.mutex);
+      for (const auto& [id, weak] : shared.connections) {
+        if (auto c = weak.lock()) open.push_back(std::move(c));
+      }
+    }
+    for (const auto& c : open)
+      c->check_timeouts();
+  }
+
   // One RpcError TooManyConnections, then the socket closes.
-  void turn_away(RpcConnection::Socket socket) {
+  void turn_away(RpcConnection::Socket socket, const std::string& detail) {
     boost::system::error_code ec;
     const auto remote = socket.remote_endpoint(ec);
     const std::string peer =
         ec ? "unknown" : fmt::format("{}:{}", remote.address().to_string(), remote.port());
-    const std::string detail =
-        fmt::format("{} connections open, the limit", shared->settings.max_connections);
     shared->rejections.reject(wire::ErrorCode::TooManyConnections, peer, detail);
     flatbuffers::FlatBufferBuilder fbb;
     const auto text = fbb.CreateString(detail);
@@ -86,6 +142,12 @@ struct RpcServer::Listener : std::enable_shared_from_this<RpcServer::Listener> {
   std::vector<asio::io_context*> contexts;
   std::shared_ptr<RpcShared> shared;
   asio::basic_socket_acceptor<tcp, asio::strand<asio::io_context::executor_type>> acceptor;
+  asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>,
+                             asio::strand<asio::io_context::executor_type>>
+      retry_timer;
+  asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>,
+                             asio::strand<asio::io_context::executor_type>>
+      timeout_timer;
   std::size_t next_context = 0;
 };
 
@@ -122,7 +184,10 @@ std::string RpcServer::start() {
   if (ec) return fmt::format("rpc: local endpoint: {}", ec.message());
   listener_ = std::move(listener);
   // The first accept starts on the acceptor's strand like every later one.
-  asio::post(listener_->acceptor.get_executor(), [l = listener_] { l->accept(); });
+  asio::post(listener_->acceptor.get_executor(), [l = listener_] {
+    l->accept();
+    l->watch_timeouts();
+  });
   spdlog::info("rpc: listening on {}:{}", s.bind_address, port_);
   return {};
 }
@@ -133,6 +198,8 @@ void RpcServer::stop() {
     asio::post(listener_->acceptor.get_executor(), [l = listener_] {
       boost::system::error_code ignored;
       l->acceptor.close(ignored);
+      l->retry_timer.cancel();
+      l->timeout_timer.cancel();
     });
   }
   std::vector<std::shared_ptr<RpcConnection>> open;
@@ -148,6 +215,10 @@ void RpcServer::stop() {
 
 int RpcServer::connections() const {
   return shared_->open.load();
+}
+
+void RpcServer::check_timeouts() {
+  Listener::check_timeouts(*shared_);
 }
 
 }  // namespace shiftcast

@@ -8,9 +8,11 @@
 //   rpc.stop();   // any thread: no more accepts; connections close once their queued replies are written
 //
 // The acceptor runs on the first context; accepted connections are spread over all of them round robin,
-// each on its own strand. Beyond max_connections a newcomer gets one RpcError TooManyConnections and is
-// closed. Queries read the matches' published history and never wait for a match's worker, so the RPC
-// contexts should be threads of their own, apart from the match workers.
+// each on its own strand. Beyond max_connections, or max_connections_per_address from its address, a
+// newcomer gets one RpcError TooManyConnections and is closed. A failed accept (out of descriptors) is
+// counted and retried after accept_retry_s, never in a loop. Every timeout_check_s each connection
+// checks its idle, read and write timeouts. Queries read the matches' published history and never wait for a
+// match's worker, so the RPC contexts should be threads of their own, apart from the match workers.
 //
 // The directory, registry and rejections must outlive the server and every connection (connections live
 // until their context runs their last handler or is destroyed).
@@ -47,6 +49,9 @@ class RpcServer {
   void stop();
   // Connections accepted and not yet closed.
   int connections() const;
+  // Has every connection look at its timeouts now, against RpcSettings::now (the listener also does this
+  // every timeout_check_s): tests that drive the clock call it after moving the clock.
+  void check_timeouts();
 
  private:
   struct Listener;

@@ -95,6 +95,7 @@ std::string Server::load_keys() {
   keys_.server_instance = random_server_instance();
   admin_key_ = read_key_file_line(config_, config_.admin_key_file);
   if (admin_key_.empty()) return "admin key file " + config_.admin_key_file + " is empty";
+  if (!config_.service_key_file.empty()) service_key_ = read_key_file_line(config_, config_.service_key_file);
   return {};
 }
 
@@ -192,6 +193,21 @@ std::string Server::start() {
   rpc.rate = config_.rpc_rate;
   rpc.burst = config_.rpc_burst;
   rpc.subscriber_max_pending_bytes = config_.subscriber_max_pending_bytes;
+  rpc.max_connections_per_address = config_.rpc_max_connections_per_address;
+  rpc.global_rate = config_.rpc_global_rate;
+  rpc.global_burst = config_.rpc_global_burst;
+  rpc.idle_timeout_s = config_.rpc_idle_timeout_s;
+  rpc.read_timeout_s = config_.rpc_read_timeout_s;
+  rpc.write_timeout_s = config_.rpc_write_timeout_s;
+  rpc.memory_budget_bytes = config_.rpc_memory_budget_bytes;
+  rpc.connection_memory_bytes = config_.rpc_connection_memory_bytes;
+  rpc.auth_failure_burst = config_.rpc_auth_failure_burst;
+  rpc.auth_failure_rate = config_.rpc_auth_failure_rate;
+  rpc.global_auth_failure_burst = config_.rpc_global_auth_failure_burst;
+  rpc.global_auth_failure_rate = config_.rpc_global_auth_failure_rate;
+  rpc.accept_retry_s = config_.rpc_accept_retry_s;
+  rpc.service_key = service_key_;
+  rpc.open_reads = config_.read_access == "open";
   rpc.admin_key = admin_key_;
   rpc.keys = keys_;
   rpc.public_address = public_address_;

@@ -84,6 +84,7 @@ class Server {
   Rejections rpc_rejections_;
   ServerKeys keys_;
   std::string admin_key_;
+  std::string service_key_;  // empty: RPC reads need the admin key
   std::string public_address_;
   TokenReplayCache replay_cache_;
   std::map<std::string, std::shared_ptr<const HostedLevel>> levels_;

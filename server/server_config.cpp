@@ -98,6 +98,11 @@ std::optional<std::string> check_public_address(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<std::string> check_read_access(std::string_view text) {
+  if (text == "key" || text == "open") return std::nullopt;
+  return std::string("must be \"key\" (reads need the service or admin key) or \"open\" (loopback only)");
+}
+
 std::optional<std::string> check_required(std::string_view text) {
   if (text.empty()) return std::string("required");
   return std::nullopt;
@@ -111,6 +116,8 @@ constexpr Range kPositive{0, kInf, true};
 constexpr Range kSeconds{0, kMaxTimeoutSeconds, true};
 constexpr Range kWholeSeconds{1, kMaxTimeoutSeconds};
 constexpr Range kFrameBytes{kMinRpcFrameBytes, static_cast<double>(kMaxRpcFrameBytes)};
+constexpr Range kMemoryBytes{2 * kMinRpcFrameBytes,
+                             static_cast<double>(std::numeric_limits<std::uint32_t>::max())};
 
 using S = Setting<ServerConfig>;
 const std::array kServerSettings{
@@ -154,8 +161,29 @@ const std::array kServerSettings{
     S{"rpc", "burst", "rpc-burst", &ServerConfig::rpc_burst, kAtLeastOne},
     S{"rpc", "subscriber_max_pending_bytes", "subscriber-max-pending-bytes",
       &ServerConfig::subscriber_max_pending_bytes, kAtLeastOne},
+    S{"rpc", "max_connections_per_address", "rpc-max-connections-per-address",
+      &ServerConfig::rpc_max_connections_per_address, kAtLeastOne},
+    S{"rpc", "global_rate", "rpc-global-rate", &ServerConfig::rpc_global_rate, kPositive},
+    S{"rpc", "global_burst", "rpc-global-burst", &ServerConfig::rpc_global_burst, kAtLeastOne},
+    S{"rpc", "idle_timeout_s", "rpc-idle-timeout-s", &ServerConfig::rpc_idle_timeout_s, kSeconds},
+    S{"rpc", "read_timeout_s", "rpc-read-timeout-s", &ServerConfig::rpc_read_timeout_s, kSeconds},
+    S{"rpc", "write_timeout_s", "rpc-write-timeout-s", &ServerConfig::rpc_write_timeout_s, kSeconds},
+    S{"rpc", "memory_budget_bytes", "rpc-memory-budget-bytes", &ServerConfig::rpc_memory_budget_bytes,
+      kMemoryBytes},
+    S{"rpc", "connection_memory_bytes", "rpc-connection-memory-bytes",
+      &ServerConfig::rpc_connection_memory_bytes, kMemoryBytes},
+    S{"rpc", "auth_failure_burst", "rpc-auth-failure-burst", &ServerConfig::rpc_auth_failure_burst,
+      kAtLeastOne},
+    S{"rpc", "auth_failure_rate", "rpc-auth-failure-rate", &ServerConfig::rpc_auth_failure_rate, kPositive},
+    S{"rpc", "global_auth_failure_burst", "rpc-global-auth-failure-burst",
+      &ServerConfig::rpc_global_auth_failure_burst, kAtLeastOne},
+    S{"rpc", "global_auth_failure_rate", "rpc-global-auth-failure-rate",
+      &ServerConfig::rpc_global_auth_failure_rate, kPositive},
+    S{"rpc", "accept_retry_s", "rpc-accept-retry-s", &ServerConfig::rpc_accept_retry_s, kSeconds},
     S{"security", "token_key_file", "token-key-file", &ServerConfig::token_key_file, {}, check_required},
     S{"security", "admin_key_file", "admin-key-file", &ServerConfig::admin_key_file, {}, check_required},
+    S{"security", "service_key_file", "service-key-file", &ServerConfig::service_key_file},
+    S{"security", "read_access", "read-access", &ServerConfig::read_access, {}, check_read_access},
     S{"security", "token_valid_seconds", "token-valid-seconds", &ServerConfig::token_valid_seconds,
       kWholeSeconds},
     S{"log", "level", "log-level", &ServerConfig::log_level, {}, check_log_level},
@@ -330,12 +358,57 @@ void check_key_files(const ServerConfig& config, std::vector<std::string>& error
       errors.push_back(what + e.what());
     }
   }
-  if (!config.admin_key_file.empty()) {
+  std::string admin_key;
+  std::string service_key;
+  for (auto [key, file, out] : {std::tuple{"admin_key_file", &config.admin_key_file, &admin_key},
+                                std::tuple{"service_key_file", &config.service_key_file, &service_key}}) {
+    if (file->empty()) continue;
+    std::string what = "[security] " + std::string(key) + " = " + in_quotes(*file) + ": ";
     try {
-      read_key_file_line(config, config.admin_key_file);
+      *out = read_key_file_line(config, *file);
+      if (out->size() < kMinKeyChars) {
+        errors.push_back(what + "the key is " + std::to_string(out->size()) + " characters, fewer than " +
+                         std::to_string(kMinKeyChars) +
+                         ": it could be guessed (head -c 32 /dev/urandom | base64)");
+      }
     } catch (const ConfigError& e) {
-      errors.push_back("[security] admin_key_file = " + in_quotes(config.admin_key_file) + ": " + e.what());
+      errors.push_back(what + e.what());
     }
+  }
+  if (!service_key.empty() && service_key == admin_key) {
+    errors.push_back("[security] service_key_file = " + in_quotes(config.service_key_file) +
+                     ": the same key as admin_key_file; a service must not hold the admin key");
+  }
+}
+
+// The RPC listener's limits must hang together, and reads may be open only where nobody else can connect.
+void check_rpc_limits(const ServerConfig& config, std::vector<std::string>& errors) {
+  if (config.read_access == "open" && !is_loopback_address(config.rpc_bind_address)) {
+    errors.push_back("[security] read_access = \"open\": refused because [network] rpc_bind_address = " +
+                     in_quotes(config.rpc_bind_address) +
+                     ", not loopback: anyone reaching it could read every player's position; set "
+                     "service_key_file and read_access = \"key\"");
+  }
+  if (config.rpc_max_connections > 1 &&
+      config.rpc_max_connections_per_address >= config.rpc_max_connections) {
+    errors.push_back(
+        "[rpc] max_connections_per_address = " + std::to_string(config.rpc_max_connections_per_address) +
+        ": must be less than max_connections (" + std::to_string(config.rpc_max_connections) +
+        "), or one address can take every slot");
+  }
+  if (double(config.rpc_connection_memory_bytes) < 2.0 * double(config.rpc_max_frame_bytes)) {
+    errors.push_back("[rpc] connection_memory_bytes = " + std::to_string(config.rpc_connection_memory_bytes) +
+                     ": must be at least twice max_frame_bytes (" +
+                     std::to_string(config.rpc_max_frame_bytes) + "), room for a frame and its reply");
+  }
+  if (config.rpc_memory_budget_bytes < config.rpc_connection_memory_bytes) {
+    errors.push_back("[rpc] memory_budget_bytes = " + std::to_string(config.rpc_memory_budget_bytes) +
+                     ": must be at least connection_memory_bytes (" +
+                     std::to_string(config.rpc_connection_memory_bytes) + ")");
+  }
+  if (config.rpc_global_burst < config.rpc_burst) {
+    errors.push_back("[rpc] global_burst = " + format_double(config.rpc_global_burst) +
+                     ": must be at least burst (" + format_double(config.rpc_burst) + ")");
   }
 }
 
@@ -530,6 +603,7 @@ void validate(const ServerConfig& config) {
   }
   check_key_files(config, errors);
   check_development_keys(config, errors);
+  check_rpc_limits(config, errors);
   check_levels(config, errors);
   if (errors.empty()) return;
   std::string message;

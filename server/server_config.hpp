@@ -27,6 +27,9 @@ struct ConfigError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Admin and service keys shorter than this are refused: they could be guessed.
+inline constexpr std::size_t kMinKeyChars = 16;
+
 struct LevelConfig {
   std::string name;      // what CreateMatch names
   std::string path;      // .bsp, .map, .obj or compiled .level
@@ -79,10 +82,28 @@ struct ServerConfig {
   double rpc_rate = 100000;  // cost units per second per connection (a raycast costs 1)
   double rpc_burst = 20000;  // bucket size
   std::uint32_t subscriber_max_pending_bytes = 4u << 20;
+  // The RPC listener under abuse (docs/server.md, "Under abuse: the RPC listener").
+  int rpc_max_connections_per_address = 32;
+  double rpc_global_rate = 400000;  // cost units per second over all connections
+  double rpc_global_burst = 40000;
+  double rpc_idle_timeout_s = 30;                     // no complete frame (and no subscription): closed
+  double rpc_read_timeout_s = 10;                     // a frame begun must be finished within this
+  double rpc_write_timeout_s = 10;                    // a write the client does not take within this: closed
+  std::uint32_t rpc_memory_budget_bytes = 64u << 20;  // frames and reply backlogs, all connections
+  std::uint32_t rpc_connection_memory_bytes = 8u << 20;  // the same, one connection
+  double rpc_auth_failure_burst = 8;                     // failed keys per source address before it must wait
+  double rpc_auth_failure_rate = 1;                      // per second
+  double rpc_global_auth_failure_burst = 64;
+  double rpc_global_auth_failure_rate = 16;
+  double rpc_accept_retry_s = 0.1;  // after a failed accept (out of descriptors)
 
   // [security]
   std::string token_key_file;  // 64 hex digits; relative paths are relative to the config file
-  std::string admin_key_file;  // the admin API key (any text, first line)
+  std::string admin_key_file;  // the admin API key (any text, first line, at least kMinKeyChars)
+  // The service key RPC reads need (queries, rewinds, subscriptions, match listings); empty: reads need
+  // the admin key. read_access "open": reads need no key, refused unless the RPC binds loopback.
+  std::string service_key_file;
+  std::string read_access = "key";
   std::uint32_t token_valid_seconds = 30;
 
   // [log]

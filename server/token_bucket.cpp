@@ -31,6 +31,18 @@ double TokenBucket::available(double now_seconds) {
   return tokens_;
 }
 
+void TokenBucket::charge(double cost, double now_seconds) {
+  refill(now_seconds);
+  if (cost > 0) tokens_ = std::max(-burst_, tokens_ - cost);
+}
+
+void TokenBucket::set_limits(double rate_per_second, double burst, double now_seconds) {
+  refill(now_seconds);
+  rate_ = std::max(0.0, rate_per_second);
+  burst_ = std::max(0.0, burst);
+  tokens_ = std::min(tokens_, burst_);
+}
+
 bool TokenBucket::take(double cost, double now_seconds, std::uint32_t* retry_after_ms) {
   refill(now_seconds);
   bool possible = cost >= 0 && cost <= burst_ + kTokenTolerance;

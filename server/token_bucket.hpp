@@ -21,6 +21,14 @@ class TokenBucket {
   // burst, negative or NaN cost, or a zero rate can never pass: UINT32_MAX).
   bool take(double cost, double now_seconds, std::uint32_t* retry_after_ms = nullptr);
   double available(double now_seconds);
+  // Takes `cost` whatever the bucket holds: it may go below zero, down to -burst (work already done,
+  // such as a frame read and refused; later requests wait until the debt is refilled).
+  void charge(double cost, double now_seconds);
+  // From now on the bucket refills at `rate_per_second` up to `burst` (time until `now_seconds` at the old
+  // rate); tokens beyond the new burst are dropped.
+  void set_limits(double rate_per_second, double burst, double now_seconds);
+  double rate() const { return rate_; }
+  double burst() const { return burst_; }
 
  private:
   void refill(double now_seconds);

@@ -35,7 +35,8 @@ std::uint64_t udp_counter(std::uint16_t http_port, const std::string& series) {
 std::size_t listed_matches(std::uint16_t rpc_port) {
   RpcTestClient rpc(rpc_port);
   flatbuffers::FlatBufferBuilder fbb;
-  finish_envelope(fbb, wire::Message::ListMatches, wire::CreateListMatches(fbb).Union(), 1);
+  finish_envelope(fbb, wire::Message::ListMatches,
+                  wire::CreateListMatches(fbb, fbb.CreateString(dev_service_key())).Union(), 1);
   if (!rpc.send(fbb)) return 0;
   const auto reply = rpc.receive();
   if (!reply) return 0;

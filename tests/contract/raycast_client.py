@@ -4,6 +4,7 @@
 checks its answers against the C++ world query. Usage:
 
     raycast_client.py --port 40001 --match 1 --origin X Y Z --direction X Y Z --max-distance D
+        [--key-file FILE]   (the service key, sent as RaycastRequest.api_key; reads need it)
         [--generated DIR]   (where flatc wrote the Python package; default: $SHIFTCAST_PYTHON_PROTOCOL_DIR)
 
 Prints one JSON object: the reply's hit fields and the tick it was answered at, or {"error": code}.
@@ -24,6 +25,7 @@ def main():
     parser.add_argument("--direction", type=float, nargs=3, required=True)
     parser.add_argument("--max-distance", type=float, default=1000.0)
     parser.add_argument("--mask", type=int, default=0xFFFFFFFF)
+    parser.add_argument("--key-file", default="")
     parser.add_argument("--generated", default=os.environ.get("SHIFTCAST_PYTHON_PROTOCOL_DIR", ""))
     args = parser.parse_args()
     sys.path.insert(0, args.generated)
@@ -36,6 +38,10 @@ def main():
     request_id = 4242
 
     b = flatbuffers.Builder(256)
+    api_key = None
+    if args.key_file:
+        with open(args.key_file) as f:
+            api_key = b.CreateString(f.readline().strip())
     QueryFilter.QueryFilterStart(b)
     QueryFilter.QueryFilterAddMask(b, args.mask)
     QueryFilter.QueryFilterAddLevel(b, True)
@@ -49,6 +55,8 @@ def main():
     RaycastRequest.RaycastRequestAddMaxDistance(b, args.max_distance)
     RaycastRequest.RaycastRequestAddFilter(b, query_filter)
     RaycastRequest.RaycastRequestAddAsOf(b, as_of)
+    if api_key is not None:
+        RaycastRequest.RaycastRequestAddApiKey(b, api_key)
     ray = RaycastRequest.RaycastRequestEnd(b)
     Envelope.EnvelopeStart(b)
     Envelope.EnvelopeAddVersion(b, protocol_version)

@@ -29,8 +29,9 @@ void flood(std::uint16_t port, std::uint32_t match, std::atomic<int>& answered) 
         queries.push_back(
             wire::CreateBatchQuery(fbb, wire::CreateRaycastRequest(fbb, match, &o, &d, 3000, filter)));
       }
-      finish_envelope(fbb, wire::Message::BatchRequest, wire::CreateBatchRequestDirect(fbb, &queries).Union(),
-                      sent);
+      const std::string key = dev_service_key();
+      finish_envelope(fbb, wire::Message::BatchRequest,
+                      wire::CreateBatchRequestDirect(fbb, &queries, key.c_str()).Union(), sent);
       if (!rpc.send(fbb)) return;
       ++sent;
     }
@@ -47,7 +48,9 @@ class ServerFloodTest : public ServerTest {};
 
 TEST_F(ServerFloodTest, RpcFloodLeavesEveryMatchTickScheduleUnaffected) {
   // The rate limit is lifted so the flood is real work on the RPC thread, not refusals.
-  start(test_server_config("count = 2\n", "[rpc]\nrate = 1000000000\nburst = 1000000000\n"));
+  start(test_server_config("count = 2\n",
+                           "[rpc]\nrate = 1000000000\nburst = 1000000000\nglobal_rate = "
+                           "1000000000\nglobal_burst = 1000000000\n"));
   const std::string before = metrics();
   const double ticks_before = metric_value(before, "shiftcast_tick_seconds_count{match=\"2\"}");
   std::atomic<int> answered{0};

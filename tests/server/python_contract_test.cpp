@@ -55,9 +55,10 @@ TEST_F(PythonContractTest, APythonClientFromTheSchemaGetsTheWorldQueryAnswer) {
   for (const Ray& ray : {Ray{{-500, -40, 30}, {1, 0.25f, 0}}, Ray{{0, 0, 300}, {0.1f, 0.2f, -1}},
                          Ray{{100, 100, 100}, {-1, -1, 0.5f}}}) {
     std::ostringstream args;
-    args << "--port " << server_.ports().rpc << " --match 1 --mask 0 --max-distance 3000 --origin "
-         << ray.origin.x << " " << ray.origin.y << " " << ray.origin.z << " --direction " << ray.direction.x
-         << " " << ray.direction.y << " " << ray.direction.z;
+    args << "--port " << server_.ports().rpc << " --key-file '" << SHIFTCAST_SOURCE_DIR
+         << "/configs/keys/dev-service.key' --match 1 --mask 0 --max-distance 3000 --origin " << ray.origin.x
+         << " " << ray.origin.y << " " << ray.origin.z << " --direction " << ray.direction.x << " "
+         << ray.direction.y << " " << ray.direction.z;
     const std::string json = run_python(args.str());
     ASSERT_EQ(json.find("error"), std::string::npos) << json;
     const WorldHit want = world_raycast(arena.level.tree, {}, ray.origin, ray.direction, 3000, {.mask = 0});

@@ -4,6 +4,7 @@
 // refused whole.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -119,6 +120,20 @@ struct Expected {
   WorldOverlap overlap;
 };
 
+// The cost model of server/query_cost.hpp written out again: a length factor per 4096 units (at most 16, a
+// NaN length the most) and a size factor per 128 units of the shape's largest dimension.
+double length_factor(double length) {
+  return std::isnan(length) ? 16.0 : std::max(1.0, std::min(length, 65536.0) / 4096.0);
+}
+double size_factor(const ShapeArg& s) {
+  double extent = 0;
+  if (s.kind == wire::ShapeKind::Sphere) extent = 2.0 * s.radius;
+  if (s.kind == wire::ShapeKind::Cylinder) extent = std::max(2.0 * s.radius, double(s.height));
+  if (s.kind == wire::ShapeKind::Box)
+    extent = 2.0 * std::max({double(s.half.x), double(s.half.y), double(s.half.z)});
+  return std::max(1.0, extent / 128.0);
+}
+
 TEST_F(QueryRefusalTest, BatchesAnswerEachQueryIndependentlyInOrder) {
   std::mt19937 rng(16);
   const std::uint64_t latest = history().latest()->tick;
@@ -151,13 +166,14 @@ TEST_F(QueryRefusalTest, BatchesAnswerEachQueryIndependentlyInOrder) {
       queries.push_back(wire::CreateBatchQuery(fbb, 0, r));
       const TurnedShape turned(oracle_shape(shape), shape.yaw);
       want.hit = world_sweep(level, entities, turned.shape(), from, aim, filter);
-      cost += 2;
+      const double dx = double(aim.x) - from.x, dy = double(aim.y) - from.y, dz = double(aim.z) - from.z;
+      cost += 2 * length_factor(std::sqrt(dx * dx + dy * dy + dz * dz)) * size_factor(shape);
     } else {
       const auto s = make_shape(fbb, shape);
       const auto r = wire::CreateOverlapRequest(fbb, match, s, bad_argument ? &a : &b, f, now);
       queries.push_back(wire::CreateBatchQuery(fbb, 0, 0, r));
       want.overlap = world_overlap(level, entities, oracle_shape(shape), Pose{aim, shape.yaw}, filter);
-      cost += 2;
+      cost += 2 * size_factor(shape);
     }
     // The match is looked up before the arguments are read.
     if (bad_argument) want.error = wire::ErrorCode::BadArgument;
@@ -181,7 +197,7 @@ TEST_F(QueryRefusalTest, BatchesAnswerEachQueryIndependentlyInOrder) {
   cost += 3;
   fbb.Finish(wire::CreateBatchRequest(fbb, fbb.CreateVector(queries)));
   const wire::BatchRequest& request = *flatbuffers::GetRoot<wire::BatchRequest>(fbb.GetBufferPointer());
-  EXPECT_EQ(batch_cost(request), cost);
+  EXPECT_NEAR(batch_cost(request), cost, 1e-9 * cost);
 
   Reply reply;
   run(reply, [&](auto& out) { return answer_batch(directory_, request, 4096, scratch_, out); });

@@ -21,6 +21,7 @@ constexpr std::uint32_t kDefaultValidity = 45;
 RpcSettings admin_settings() {
   RpcSettings s;
   s.admin_key = kAdminKey;
+  s.open_reads = true;  // reads and their keys are hostile_rpc_test.cpp's
   s.keys.token_key.fill(7);
   s.public_address = kPublicAddress;
   s.token_valid_seconds = kDefaultValidity;

@@ -17,6 +17,13 @@
 namespace shiftcast::rpc_test {
 namespace {
 
+// Reads and their keys are hostile_rpc_test.cpp's: here they are open.
+RpcSettings open_reads() {
+  RpcSettings s;
+  s.open_reads = true;
+  return s;
+}
+
 using query_test::ArenaMatch;
 
 constexpr std::uint8_t kBitPlayer = 1 << 0;
@@ -110,7 +117,7 @@ std::vector<Frame> frames_until_round_trip(LoopbackClient& c, std::uint64_t requ
 }
 
 TEST_F(RpcContactsTest, PushesCarryEveryFilteredContactInOrderWithoutGaps) {
-  RpcHarness rpc(arena_->directory, RpcSettings{});
+  RpcHarness rpc(arena_->directory, open_reads());
   LoopbackClient client(rpc.port());
   const std::vector<EntityId> two_players(players_.begin(), std::next(players_.begin(), 2));
   const std::vector<Wanted> filters = {
@@ -156,7 +163,7 @@ TEST_F(RpcContactsTest, PushesCarryEveryFilteredContactInOrderWithoutGaps) {
 }
 
 TEST_F(RpcContactsTest, ASubscriberThatNeverReadsIsCutOffWhileTheMatchTicksOn) {
-  RpcSettings settings;
+  RpcSettings settings = open_reads();
   settings.subscriber_max_pending_bytes = 2048;
   settings.socket_send_buffer_bytes = 4096;
   RpcHarness rpc(arena_->directory, settings);
@@ -194,7 +201,7 @@ TEST_F(RpcContactsTest, ASubscriberThatNeverReadsIsCutOffWhileTheMatchTicksOn) {
 }
 
 TEST_F(RpcContactsTest, UnsubscribingEndsTheStream) {
-  RpcHarness rpc(arena_->directory, RpcSettings{});
+  RpcHarness rpc(arena_->directory, open_reads());
   LoopbackClient client(rpc.port());
   const std::uint64_t id = subscribe(client, arena_->id, {}, 1);
   for (int t = 0; t < 10; ++t)
@@ -228,7 +235,7 @@ TEST_F(RpcContactsTest, TheMatchEndingEndsTheStreamAndClosingAConnectionLeavesTh
       arena_->directory.create({.level = "arena", .max_players = 4, .props = 2, .seed = 8});
   ASSERT_EQ(created.error, wire::ErrorCode::Ok);
   const std::shared_ptr<SimMatch> second = arena_->directory.sim(created.match_id);
-  RpcHarness rpc(arena_->directory, RpcSettings{});
+  RpcHarness rpc(arena_->directory, open_reads());
   {
     LoopbackClient leaving(rpc.port());
     subscribe(leaving, created.match_id, {}, 1);

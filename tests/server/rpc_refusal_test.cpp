@@ -186,6 +186,7 @@ void expect_answered(const ArenaMatch& arena, LoopbackClient& c, std::uint64_t i
 
 TEST_F(RpcRefusalTest, EveryBadInputIsRefusedWithItsCodeWhileAnotherConnectionIsServed) {
   RpcSettings settings;
+  settings.open_reads = true;  // reads and their keys are hostile_rpc_test.cpp's
   settings.admin_key = "the real key";
   settings.max_batch = kMaxBatch;
   RpcHarness rpc(arena_->directory, settings);

@@ -124,8 +124,10 @@ TEST_F(ServerBadInputTest, EveryBadDatagramIsRefusedWithItsReasonWhileOthersPlay
   {
     flatbuffers::FlatBufferBuilder fbb;
     const wire::Vec3f o(std::nanf(""), 0, 0), d(1, 0, 0);
-    finish_envelope(fbb, wire::Message::RaycastRequest,
-                    wire::CreateRaycastRequest(fbb, 1, &o, &d, 100).Union(), 1);
+    finish_envelope(
+        fbb, wire::Message::RaycastRequest,
+        wire::CreateRaycastRequest(fbb, 1, &o, &d, 100, 0, 0, fbb.CreateString(dev_service_key())).Union(),
+        1);
     ASSERT_TRUE(rpc.send(fbb));
     const auto reply = rpc.receive();
     ASSERT_TRUE(reply.has_value());
@@ -136,8 +138,10 @@ TEST_F(ServerBadInputTest, EveryBadDatagramIsRefusedWithItsReasonWhileOthersPlay
   {
     flatbuffers::FlatBufferBuilder fbb;
     const wire::Vec3f o(0, 0, 40), d(1, 0, 0);
-    finish_envelope(fbb, wire::Message::RaycastRequest,
-                    wire::CreateRaycastRequest(fbb, 999, &o, &d, 100).Union(), 2);
+    finish_envelope(
+        fbb, wire::Message::RaycastRequest,
+        wire::CreateRaycastRequest(fbb, 999, &o, &d, 100, 0, 0, fbb.CreateString(dev_service_key())).Union(),
+        2);
     ASSERT_TRUE(rpc.send(fbb));
     const auto reply = rpc.receive();
     ASSERT_TRUE(reply.has_value());
@@ -150,8 +154,10 @@ TEST_F(ServerBadInputTest, EveryBadDatagramIsRefusedWithItsReasonWhileOthersPlay
   for (int i = 0; i < 40; ++i) {
     flatbuffers::FlatBufferBuilder fbb;
     const wire::Vec3f o(0, 0, 40), d(1, 0, 0);
-    finish_envelope(fbb, wire::Message::RaycastRequest,
-                    wire::CreateRaycastRequest(fbb, 1, &o, &d, 100).Union(), 100 + i);
+    finish_envelope(
+        fbb, wire::Message::RaycastRequest,
+        wire::CreateRaycastRequest(fbb, 1, &o, &d, 100, 0, 0, fbb.CreateString(dev_service_key())).Union(),
+        100 + i);
     ASSERT_TRUE(rpc.send(fbb));
   }
   int limited = 0;

@@ -34,7 +34,7 @@ class ConfigDir : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     write("token.key", std::string(kTokenHex) + "\n");
-    write("admin.key", "  admin-secret \r\nignored second line\n");
+    write("admin.key", "  admin-secret-long-enough \r\nignored second line\n");
     write("bad-token.key", "not hex at all\n");
     write("short-token.key", std::string(kTokenHex).substr(1) + "\n");
     write("empty.key", "\n");
@@ -119,6 +119,7 @@ keepalive_interval_s = 0.5
 max_pending_events = 99
 [rpc]
 max_connections = 11
+max_connections_per_address = 5
 max_frame_bytes = 65536
 max_batch = 13
 rate = 2.5e4
@@ -404,10 +405,25 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
                            "admin-key-file",
                            "token-valid-seconds",
                            "log-level",
-                           "shutdown-flush-s"}) {
+                           "shutdown-flush-s",
+                           "rpc-max-connections-per-address",
+                           "rpc-global-rate",
+                           "rpc-global-burst",
+                           "rpc-idle-timeout-s",
+                           "rpc-read-timeout-s",
+                           "rpc-write-timeout-s",
+                           "rpc-memory-budget-bytes",
+                           "rpc-connection-memory-bytes",
+                           "rpc-auth-failure-burst",
+                           "rpc-auth-failure-rate",
+                           "rpc-global-auth-failure-burst",
+                           "rpc-global-auth-failure-rate",
+                           "rpc-accept-retry-s",
+                           "service-key-file",
+                           "read-access"}) {
     EXPECT_NE(std::find(flags.begin(), flags.end(), flag), flags.end()) << flag;
   }
-  EXPECT_EQ(flags.size(), 32u);
+  EXPECT_EQ(flags.size(), 47u);
 }
 
 TEST_F(ConfigDir, BadOverridesAreRefusedAtOnce) {
@@ -447,7 +463,7 @@ TEST_F(ConfigDir, BadOverridesAreRefusedAtOnce) {
 
 TEST_F(ConfigDir, KeyFilesAndPaths) {
   ServerConfig c = parse(base());
-  EXPECT_EQ(read_key_file_line(c, "admin.key"), "admin-secret");
+  EXPECT_EQ(read_key_file_line(c, "admin.key"), "admin-secret-long-enough");
   EXPECT_EQ(read_key_file_line(c, "token.key"), kTokenHex);
   EXPECT_EQ(read_key_file_line(c, (dir_ / "token.key").string()), kTokenHex);  // absolute stays absolute
   EXPECT_THROW(read_key_file_line(c, "missing.key"), ConfigError);

@@ -33,7 +33,8 @@ flatbuffers::Offset<wire::RaycastRequest> build_ray(flatbuffers::FlatBufferBuild
   const wire::Vec3f origin(o.x, o.y, o.z), direction(d.x, d.y, d.z);
   const auto filter = wire::CreateQueryFilter(fbb, mask, 0, true);
   const auto when = wire::CreateAsOf(fbb, as_of, tick, 0);
-  return wire::CreateRaycastRequest(fbb, match, &origin, &direction, max_distance, filter, when);
+  return wire::CreateRaycastRequest(fbb, match, &origin, &direction, max_distance, filter, when,
+                                    fbb.CreateString(dev_service_key()));
 }
 
 RayReply read_ray(const wire::RaycastReply* r) {
@@ -187,8 +188,9 @@ TEST_F(ServerQueryTest, PipelinedAndBatchedRaycastsAnswerInOrder) {
   for (int i = 0; i < kPipelined; ++i)
     queries.push_back(wire::CreateBatchQuery(
         fbb, build_ray(fbb, 1, origins[i], {0, -1, 0}, 4000, 0, wire::AsOfKind::Now, 0)));
-  finish_envelope(fbb, wire::Message::BatchRequest, wire::CreateBatchRequestDirect(fbb, &queries).Union(),
-                  77);
+  const std::string key = dev_service_key();
+  finish_envelope(fbb, wire::Message::BatchRequest,
+                  wire::CreateBatchRequestDirect(fbb, &queries, key.c_str()).Union(), 77);
   ASSERT_TRUE(rpc.send(fbb));
   const auto bytes = rpc.receive();
   ASSERT_TRUE(bytes.has_value());

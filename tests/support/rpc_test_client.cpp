@@ -121,13 +121,25 @@ std::optional<ConnectToken> RpcTestClient::issue_token(const std::string& admin_
   return t;
 }
 
-std::string dev_admin_key() {
-  std::ifstream in(std::string(SHIFTCAST_SOURCE_DIR) + "/configs/keys/dev-admin.key");
+namespace {
+
+std::string first_line(const std::string& path) {
+  std::ifstream in(path);
   std::string line;
   std::getline(in, line);
   while (!line.empty() && (line.back() == '\r' || line.back() == ' '))
     line.pop_back();
   return line;
+}
+
+}  // namespace
+
+std::string dev_admin_key() {
+  return first_line(std::string(SHIFTCAST_SOURCE_DIR) + "/configs/keys/dev-admin.key");
+}
+
+std::string dev_service_key() {
+  return first_line(std::string(SHIFTCAST_SOURCE_DIR) + "/configs/keys/dev-service.key");
 }
 
 Key dev_token_key() {

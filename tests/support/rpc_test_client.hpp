@@ -7,7 +7,7 @@
 //   std::optional<std::vector<std::uint8_t>> reply = rpc.receive();
 //   std::optional<ConnectToken> t = rpc.issue_token(dev_admin_key(), match_id, client_id);
 //
-// dev_admin_key() and dev_token_key() read the development keys shipped in configs/keys/.
+// dev_admin_key(), dev_service_key() and dev_token_key() read the development keys shipped in configs/keys/.
 #pragma once
 
 #include <chrono>
@@ -52,6 +52,7 @@ class RpcTestClient {
 };
 
 std::string dev_admin_key();
+std::string dev_service_key();  // configs/keys/dev-service.key: RPC reads send it
 Key dev_token_key();
 
 }  // namespace shiftcast

@@ -14,8 +14,8 @@ namespace shiftcast {
 
 // The token key's 32 bytes (not its hex text, so case and whitespace do not matter).
 bool is_development_token_key(const Key& key);
-// The admin key as the server uses it: the key file's first line, trimmed.
-bool is_development_admin_key(std::string_view key);
+// An API key (admin or service) as the server uses it: the key file's first line, trimmed.
+bool is_development_api_key(std::string_view key);
 // True for 127.0.0.0/8 and ::1 (and IPv4-mapped loopback); false for anything else, 0.0.0.0 and :: too.
 bool is_loopback_address(std::string_view address);
 

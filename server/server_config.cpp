@@ -438,11 +438,14 @@ void check_development_keys(const ServerConfig& config, std::vector<std::string>
   } catch (const ConfigError&) {
     // Reported by check_key_files.
   }
-  try {
-    if (!config.admin_key_file.empty() &&
-        is_development_admin_key(read_key_file_line(config, config.admin_key_file)))
-      errors.push_back("[security] admin_key_file = " + in_quotes(config.admin_key_file) + why);
-  } catch (const ConfigError&) {
+  for (const auto& [key, file] : {std::pair{"admin_key_file", &config.admin_key_file},
+                                  std::pair{"service_key_file", &config.service_key_file}}) {
+    try {
+      if (!file->empty() && is_development_api_key(read_key_file_line(config, *file)))
+        errors.push_back(std::string("[security] ") + key + " = " + in_quotes(*file) + why);
+    } catch (const ConfigError&) {
+      // Reported by check_key_files.
+    }
   }
 }
 

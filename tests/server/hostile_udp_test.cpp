@@ -410,11 +410,12 @@ class HostileUdpConfig : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  std::string error_of(const std::string& network, const std::string& token_key,
-                       const std::string& admin_key) {
+  std::string error_of(const std::string& network, const std::string& token_key, const std::string& admin_key,
+                       const std::string& service_key = "") {
+    const std::string service = service_key.empty() ? "" : "service_key_file = \"" + service_key + "\"\n";
     const std::string text = "[network]\n" + network + "\n[security]\ntoken_key_file = \"" + token_key +
-                             "\"\nadmin_key_file = \"" + admin_key +
-                             "\"\n[[level]]\nname = \"arena\"\npath = \"" + SHIFTCAST_SOURCE_DIR +
+                             "\"\nadmin_key_file = \"" + admin_key + "\"\n" + service +
+                             "[[level]]\nname = \"arena\"\npath = \"" + SHIFTCAST_SOURCE_DIR +
                              "/configs/levels/arena.map\"\n";
     try {
       validate(parse_server_config(text, dir_.string(), "test.toml"));
@@ -449,6 +450,13 @@ TEST_F(HostileUdpConfig, DevelopmentKeysAreRefusedWhenAnyListenerIsNotLoopback) 
   e = error_of("http_bind_address = \"::\"", "private-token.key", "renamed-admin.key");
   EXPECT_NE(e.find("admin_key_file = \"renamed-admin.key\""), std::string::npos) << e;
   EXPECT_NE(e.find("http_bind_address = \"::\""), std::string::npos) << e;
+  // The development service key too (a read key is every player's position).
+  e = error_of("http_bind_address = \"::\"", "private-token.key", "private-admin.key",
+               kKeys + "dev-service.key");
+  EXPECT_NE(e.find("[security] service_key_file = \"" + kKeys + "dev-service.key\": the committed"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(error_of("", dev_token, dev_admin, kKeys + "dev-service.key"), "");
   // The legacy key names the UDP listener's address too.
   e = error_of("bind_address = \"0.0.0.0\"", dev_token, "private-admin.key");
   EXPECT_NE(e.find("token_key_file"), std::string::npos) << e;

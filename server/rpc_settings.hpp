@@ -23,6 +23,8 @@ struct RpcSettings {
   // A contact subscription is cut (RpcError SlowConsumer) when a push finds more than this many reply
   // bytes still waiting to be written on its connection.
   std::uint32_t subscriber_max_pending_bytes = 4u << 20;
+  // Contact subscriptions one connection may hold (the per-match bound is the match's own).
+  int max_subscriptions_per_connection = 64;
   std::string admin_key;       // CreateMatch, EndMatch, IssueConnectToken; empty: admin calls always refused
   ServerKeys keys;             // keys.token_key seals the connect tokens IssueConnectToken hands out
   std::string public_address;  // "ip:port" of the UDP endpoint, written into every token

@@ -1,0 +1,209 @@
+// Contact subscriptions cannot cost a match its tick. The hostile-client run took a 32-player match's mean
+// tick from 0.42 to 6.8 ms with 8,192 subscriptions whose filters never match, because every subscription
+// scanned every tick's contacts on the match's worker. Now the worker's whole share is one post of the
+// tick's shared batch to the fan-out executor (the RPC side), which filters and delivers. The oracle is
+// operation counts, never time: during publish() no subscriber is called on the publishing thread and the
+// fan-out queue holds the same one handler for 1 or 8,192 subscriptions; afterwards every subscriber got
+// every batch in tick order and the end after the last batch; a fan-out that falls kMaxFanoutBacklog behind
+// drops batches and tells every subscriber so (they are cut, never numbered across a gap); the per-match
+// and per-connection caps refuse the next subscription. tests/server/rpc_contacts_test.cpp checks what
+// reaches the wire.
+#include <gtest/gtest.h>
+
+#include <boost/asio/io_context.hpp>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "server/contact_feed.hpp"
+#include "server/contact_subscription.hpp"
+#include "tests/support/query_requests.hpp"
+#include "tests/support/rpc_harness.hpp"
+
+namespace shiftcast {
+namespace {
+
+namespace asio = boost::asio;
+
+class CountingSubscriber final : public ContactSubscriber {
+ public:
+  void deliver(std::shared_ptr<const ContactBatch> batch) override {
+    ticks.push_back(batch->tick);
+    if (std::this_thread::get_id() == publisher) ++on_publisher;
+  }
+  void match_ended(std::uint32_t) override { ended_after = ticks.size(), ++ended; }
+  void lost_batches() override { lost_after = ticks.size(), ++lost; }
+
+  std::thread::id publisher = std::this_thread::get_id();
+  std::vector<std::uint64_t> ticks;
+  int on_publisher = 0;
+  int ended = 0;
+  std::size_t ended_after = 0;
+  int lost = 0;
+  std::size_t lost_after = 0;
+};
+
+std::shared_ptr<const ContactBatch> batch(std::uint64_t tick, int records = 32) {
+  auto b = std::make_shared<ContactBatch>();
+  b->match_id = 1;
+  b->tick = tick;
+  for (int i = 0; i < records; ++i) {
+    ContactRecord r;
+    r.contact.tick = tick;
+    r.contact.a = EntityId(i + 1);
+    r.a_kind = static_cast<std::uint8_t>(EntityKind::kProp);
+    b->records.push_back(r);
+  }
+  return b;
+}
+
+TEST(HostileSubscriptions, PublishingCostsTheWorkerOnePostWhateverTheSubscriptionCount) {
+  for (const int subscribers : {1, 64, 8192}) {
+    asio::io_context fanout;
+    ContactFeed feed(fanout.get_executor(), 0);
+    std::vector<std::shared_ptr<CountingSubscriber>> subs;
+    for (int i = 0; i < subscribers; ++i) {
+      subs.push_back(std::make_shared<CountingSubscriber>());
+      ASSERT_TRUE(feed.add(subs.back()));
+    }
+    feed.publish(batch(1));  // the match's worker
+    int called = 0;
+    for (const auto& s : subs)
+      called += int(s->ticks.size());
+    EXPECT_EQ(called, 0) << subscribers << " subscribers: subscriber work ran on the match's worker";
+    // The fan-out holds one handler, the same for one subscriber as for 8,192.
+    EXPECT_EQ(fanout.poll(), 1u) << subscribers << " subscribers";
+    for (const auto& s : subs)
+      ASSERT_EQ(s->ticks, std::vector<std::uint64_t>{1});
+  }
+}
+
+TEST(HostileSubscriptions, EveryBatchArrivesInTickOrderAndTheEndAfterTheLast) {
+  asio::io_context fanout;
+  ContactFeed feed(fanout.get_executor(), 0);
+  auto a = std::make_shared<CountingSubscriber>();
+  auto b = std::make_shared<CountingSubscriber>();
+  feed.add(a);
+  feed.add(b);
+  for (std::uint64_t t = 1; t <= 5; ++t)
+    feed.publish(batch(t));
+  feed.end(1);
+  EXPECT_TRUE(feed.empty());
+  fanout.run();
+  for (const auto& s : {a, b}) {
+    EXPECT_EQ(s->ticks, (std::vector<std::uint64_t>{1, 2, 3, 4, 5}));
+    EXPECT_EQ(s->ended, 1);
+    EXPECT_EQ(s->ended_after, 5u);
+    EXPECT_EQ(s->on_publisher, 0);
+  }
+}
+
+TEST(HostileSubscriptions, AFanoutThatFallsBehindDropsBatchesAndSaysSo) {
+  asio::io_context fanout;
+  ContactFeed feed(fanout.get_executor(), 0);
+  auto s = std::make_shared<CountingSubscriber>();
+  feed.add(s);
+  const std::uint64_t published = kMaxFanoutBacklog + 10;
+  for (std::uint64_t t = 1; t <= published; ++t)
+    feed.publish(batch(t));
+  fanout.restart();
+  fanout.run();
+  // The backlog's worth arrived; the rest was never queued (bounded memory).
+  ASSERT_EQ(s->ticks.size(), kMaxFanoutBacklog);
+  EXPECT_EQ(s->ticks.back(), kMaxFanoutBacklog);
+  EXPECT_EQ(s->lost, 0);
+  // Caught up: the next tick first tells of the gap, then goes on.
+  feed.publish(batch(published + 1));
+  fanout.restart();
+  fanout.run();
+  EXPECT_EQ(s->lost, 1);
+  EXPECT_EQ(s->lost_after, kMaxFanoutBacklog);
+  EXPECT_EQ(s->ticks.back(), published + 1);
+}
+
+TEST(HostileSubscriptions, AFeedRefusesSubscribersOverItsCap) {
+  asio::io_context fanout;
+  ContactFeed feed(fanout.get_executor(), 2);
+  auto a = std::make_shared<CountingSubscriber>();
+  auto b = std::make_shared<CountingSubscriber>();
+  auto c = std::make_shared<CountingSubscriber>();
+  EXPECT_TRUE(feed.add(a));
+  EXPECT_TRUE(feed.add(b));
+  EXPECT_FALSE(feed.add(c));
+  EXPECT_EQ(feed.size(), 2u);
+  feed.remove(a.get());
+  EXPECT_TRUE(feed.add(c));
+}
+
+// A real ContactSubscription on the fan-out: filters there, posts to its connection only what passes.
+class RecordingSink final : public ContactSink {
+ public:
+  void on_contacts(std::uint64_t, const std::shared_ptr<const ContactBatch>& b) override {
+    ticks.push_back(b->tick);
+  }
+  void on_match_ended(std::uint64_t) override { ++ended; }
+  void on_overflow(std::uint64_t) override { ++overflows; }
+  std::vector<std::uint64_t> ticks;
+  int ended = 0;
+  int overflows = 0;
+};
+
+TEST(HostileSubscriptions, FilteringRunsOnTheFanoutAndALostBatchCutsTheSubscription) {
+  asio::io_context fanout, connection;
+  ContactFeed feed(fanout.get_executor(), 0);
+  auto sink = std::make_shared<RecordingSink>();
+  ContactFilter never;
+  never.entities = {9999};  // no contact names it
+  ContactFilter props;
+  props.kinds = 1 << static_cast<int>(EntityKind::kProp);
+  auto silent = std::make_shared<ContactSubscription>(1, never, sink, connection.get_executor());
+  auto listening = std::make_shared<ContactSubscription>(2, props, sink, connection.get_executor());
+  feed.add(silent);
+  feed.add(listening);
+  feed.publish(batch(1));
+  EXPECT_EQ(connection.poll(), 0u);  // nothing was filtered or posted on the publisher's thread
+  fanout.poll();
+  connection.poll();
+  EXPECT_EQ(sink->ticks, std::vector<std::uint64_t>{1});  // one post: the matching subscription's
+  listening->lost_batches();
+  connection.restart();
+  connection.poll();
+  EXPECT_EQ(sink->overflows, 1);
+  feed.publish(batch(2));
+  fanout.restart();
+  fanout.poll();
+  connection.restart();
+  connection.poll();
+  EXPECT_EQ(sink->ticks, std::vector<std::uint64_t>{1});  // nothing after the gap
+}
+
+// The per-connection cap through the RPC: the next SubscribeContacts is refused with TooManyConnections.
+TEST(HostileSubscriptions, AConnectionOverItsSubscriptionCapIsRefused) {
+  query_test::ArenaMatch arena(4, 4, 3, 2);
+  RpcSettings settings;
+  settings.max_subscriptions_per_connection = 2;
+  rpc_test::RpcHarness rpc(arena.directory, settings);
+  rpc_test::LoopbackClient client(rpc.port());
+  ASSERT_TRUE(client.connected());
+  for (std::uint64_t request = 1; request <= 3; ++request) {
+    flatbuffers::FlatBufferBuilder fbb;
+    const auto body = wire::CreateSubscribeContactsDirect(fbb, arena.id, nullptr, 0, 0);
+    ASSERT_TRUE(client.send(rpc_test::request_frame(fbb, wire::Message::SubscribeContacts, body, request)));
+    std::optional<rpc_test::Frame> f = client.read_frame();
+    // Pushes may come between replies: skip them.
+    while (f && f->envelope()->message_as_ContactPush() != nullptr)
+      f = client.read_frame();
+    ASSERT_TRUE(f.has_value());
+    ASSERT_EQ(f->envelope()->request_id(), request);
+    if (request <= 2) {
+      EXPECT_NE(f->envelope()->message_as_SubscribeContactsReply(), nullptr);
+    } else {
+      const wire::RpcError* e = f->envelope()->message_as_RpcError();
+      ASSERT_NE(e, nullptr);
+      EXPECT_EQ(e->code(), wire::ErrorCode::TooManyConnections);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace shiftcast

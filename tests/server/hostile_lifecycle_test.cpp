@@ -174,7 +174,9 @@ TEST_F(HostileLifecycleServer, SigtermRacingEndMatchExits) {
                     wire::CreateEndMatchDirect(fbb, dev_admin_key().c_str(), 1).Union(), 1);
     ASSERT_TRUE(rpc.send(fbb));
     // Most tries signal before the reply (the race), every fourth after it: both orders of the two ends.
-    if (i % 4 == 3) ASSERT_TRUE(rpc.receive().has_value());
+    if (i % 4 == 3) {
+      ASSERT_TRUE(rpc.receive().has_value());
+    }
     ASSERT_EQ(::kill(server.pid(), SIGTERM), 0);
     EXPECT_EQ(server.stop(std::chrono::seconds(20)), 0) << "try " << i << ": the server did not exit";
   }

@@ -397,10 +397,16 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
                            "admin-key-file",
                            "token-valid-seconds",
                            "log-level",
-                           "shutdown-flush-s"}) {
+                           "shutdown-flush-s",
+                           "http-max-connections",
+                           "http-max-connections-per-source",
+                           "http-request-timeout-s",
+                           "http-idle-timeout-s",
+                           "rpc-max-subscriptions-per-connection",
+                           "rpc-max-subscriptions-per-match"}) {
     EXPECT_NE(std::find(flags.begin(), flags.end(), flag), flags.end()) << flag;
   }
-  EXPECT_EQ(flags.size(), 25u);
+  EXPECT_EQ(flags.size(), 31u);
 }
 
 TEST_F(ConfigDir, BadOverridesAreRefusedAtOnce) {

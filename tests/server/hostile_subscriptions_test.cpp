@@ -15,8 +15,10 @@
 #include <thread>
 #include <vector>
 
+#include "protocol/envelope.hpp"
 #include "server/contact_feed.hpp"
 #include "server/contact_subscription.hpp"
+#include "tests/server/server_fixture.hpp"
 #include "tests/support/query_requests.hpp"
 #include "tests/support/rpc_harness.hpp"
 
@@ -204,6 +206,96 @@ TEST(HostileSubscriptions, AConnectionOverItsSubscriptionCapIsRefused) {
       EXPECT_EQ(e->code(), wire::ErrorCode::TooManyConnections);
     }
   }
+}
+
+// The real server, where the match's worker hands each tick to the fan-out on an RPC thread: a walking
+// player's contacts reach the subscriber numbered 1, 2, 3, ... without gaps in tick order, the end
+// (MatchEnded after EndMatch) comes after the last push, and the per-match cap from the config refuses the
+// next subscription.
+class HostileSubscriptionsServer : public ServerTest {};
+
+std::uint64_t subscribe(RpcTestClient& c, std::uint64_t request_id, wire::ErrorCode* refused) {
+  flatbuffers::FlatBufferBuilder fbb;
+  finish_envelope(fbb, wire::Message::SubscribeContacts,
+                  wire::CreateSubscribeContactsDirect(fbb, 1, nullptr, 0, 0).Union(), request_id);
+  EXPECT_TRUE(c.send(fbb));
+  for (;;) {
+    const auto bytes = c.receive();
+    if (!bytes) return 0;
+    const EnvelopeView v = verify_envelope(*bytes, kMaxRpcFrameBytes);
+    if (v.error != wire::ErrorCode::Ok || v.envelope->request_id() != request_id) continue;
+    if (const auto* e = v.envelope->message_as_RpcError()) {
+      *refused = e->code();
+      return 0;
+    }
+    if (const auto* r = v.envelope->message_as_SubscribeContactsReply()) return r->subscription_id();
+  }
+}
+
+TEST_F(HostileSubscriptionsServer, PushesStayGaplessThroughTheFanoutAndTheMatchCapHolds) {
+  start(test_server_config("", "[rpc]\nmax_subscriptions_per_match = 2\n"));
+  RpcTestClient a(server_.ports().rpc), b(server_.ports().rpc), c(server_.ports().rpc);
+  wire::ErrorCode refused = wire::ErrorCode::Ok;
+  const std::uint64_t sub = subscribe(a, 1, &refused);
+  ASSERT_NE(sub, 0u);
+  ASSERT_NE(subscribe(b, 2, &refused), 0u);
+  EXPECT_EQ(subscribe(c, 3, &refused), 0u);
+  EXPECT_EQ(refused, wire::ErrorCode::TooManyConnections);
+  // A player walking over the floor makes contacts with the level; the pushes wait in the socket.
+  {
+    UdpTestClient player(server_.ports().udp, token(42));
+    ASSERT_TRUE(player.connect());
+    for (int i = 0; i < 32; ++i) {
+      PlayerInput input;
+      input.forward = 1;
+      player.send_command(input, 0);  // no view tick
+      const std::uint64_t sent = player.session().last_command_sequence();
+      ASSERT_TRUE(player.pump_until([&] { return player.session().input_ack() >= sent; }));
+    }
+    ASSERT_TRUE(player.pump_until([&] { return !player.events().empty(); }));
+    player.disconnect();
+  }
+  std::uint64_t expected = 1, last_tick = 0;
+  bool ended = false;
+  const auto bytes = a.receive();
+  ASSERT_TRUE(bytes.has_value()) << "no push";
+  {
+    const EnvelopeView v = verify_envelope(*bytes, kMaxRpcFrameBytes);
+    ASSERT_EQ(v.error, wire::ErrorCode::Ok);
+    const wire::ContactPush* push = v.envelope->message_as_ContactPush();
+    ASSERT_NE(push, nullptr);
+    EXPECT_EQ(push->subscription_id(), sub);
+    for (const wire::ContactEvent* e : *push->events()) {
+      ASSERT_EQ(e->sequence(), expected++);
+      ASSERT_GE(e->tick(), last_tick);
+      last_tick = e->tick();
+    }
+  }
+  {
+    flatbuffers::FlatBufferBuilder fbb;
+    finish_envelope(fbb, wire::Message::EndMatch,
+                    wire::CreateEndMatchDirect(fbb, dev_admin_key().c_str(), 1).Union(), 4);
+    ASSERT_TRUE(c.send(fbb));
+  }
+  // Pushes already queued, then the end (MatchEnded), with no gap before it.
+  while (const auto bytes = a.receive()) {
+    const EnvelopeView v = verify_envelope(*bytes, kMaxRpcFrameBytes);
+    ASSERT_EQ(v.error, wire::ErrorCode::Ok);
+    if (const auto* e = v.envelope->message_as_RpcError()) {
+      EXPECT_EQ(e->code(), wire::ErrorCode::MatchEnded);
+      ended = true;
+      break;
+    }
+    const wire::ContactPush* push = v.envelope->message_as_ContactPush();
+    ASSERT_NE(push, nullptr);
+    for (const wire::ContactEvent* e : *push->events()) {
+      ASSERT_EQ(e->sequence(), expected++);
+      ASSERT_GE(e->tick(), last_tick);
+      last_tick = e->tick();
+    }
+  }
+  EXPECT_TRUE(ended);
+  EXPECT_EQ(server_.stop(), 0);
 }
 
 }  // namespace

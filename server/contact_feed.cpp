@@ -1,5 +1,8 @@
 #include "server/contact_feed.hpp"
 
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+
 namespace shiftcast {
 
 wire::ContactEvent to_wire(const ContactRecord& record, std::uint64_t sequence) {
@@ -9,11 +12,29 @@ wire::ContactEvent to_wire(const ContactRecord& record, std::uint64_t sequence) 
                             wire::Vec3f(c.normal.x, c.normal.y, c.normal.z), c.separation, c.relative_speed);
 }
 
-void ContactFeed::add(std::shared_ptr<ContactSubscriber> subscriber) {
+// Shared with the posted fan-out tasks, which may outlive the feed (a match forgotten meanwhile).
+struct ContactFeed::Fanout {
+  explicit Fanout(boost::asio::any_io_executor executor) : strand(boost::asio::make_strand(executor)) {}
+  boost::asio::strand<boost::asio::any_io_executor> strand;  // one per feed: batches stay in tick order
+  std::atomic<std::size_t> pending{0};                       // tasks posted and not yet run
+  bool stalled = false;                                      // publisher only: batches were dropped
+};
+
+ContactFeed::ContactFeed() = default;
+
+ContactFeed::ContactFeed(boost::asio::any_io_executor fanout, std::size_t max_subscribers)
+    : max_subscribers_(max_subscribers), fanout_(std::make_shared<Fanout>(std::move(fanout))) {}
+
+ContactFeed::~ContactFeed() = default;
+
+bool ContactFeed::add(std::shared_ptr<ContactSubscriber> subscriber) {
   std::lock_guard lock(write_mutex_);
-  auto next = std::make_shared<List>(*list_.load());
+  const std::shared_ptr<const List> current = list_.load();
+  if (max_subscribers_ != 0 && current->size() >= max_subscribers_) return false;
+  auto next = std::make_shared<List>(*current);
   next->push_back(std::move(subscriber));
   list_.store(std::move(next));
+  return true;
 }
 
 void ContactFeed::remove(const ContactSubscriber* subscriber) {
@@ -27,12 +48,42 @@ bool ContactFeed::empty() const {
   return list_.load()->empty();
 }
 
+std::size_t ContactFeed::size() const {
+  return list_.load()->size();
+}
+
 void ContactFeed::publish(const std::shared_ptr<const ContactBatch>& batch) {
   // One atomic load: a subscriber added meanwhile gets the next tick, one removed meanwhile may get this
   // one (it must tolerate a late batch, which it does by checking its own state on its thread).
-  const std::shared_ptr<const List> list = list_.load();
-  for (const auto& s : *list)
-    s->deliver(batch);
+  std::shared_ptr<const List> list = list_.load();
+  if (fanout_ == nullptr) {
+    for (const auto& s : *list)
+      s->deliver(batch);
+    return;
+  }
+  // The worker's whole share of the subscriptions: one post, whatever their number and filters.
+  Fanout& f = *fanout_;
+  if (f.stalled) {
+    // Tell everyone about the gap once the fan-out has caught up, before any later batch.
+    if (f.pending.load() != 0) return;
+    f.stalled = false;
+    f.pending.fetch_add(1);
+    boost::asio::post(f.strand, [fanout = fanout_, list] {
+      for (const auto& s : *list)
+        s->lost_batches();
+      fanout->pending.fetch_sub(1);
+    });
+  }
+  if (f.pending.load() >= kMaxFanoutBacklog) {
+    f.stalled = true;
+    return;
+  }
+  f.pending.fetch_add(1);
+  boost::asio::post(f.strand, [fanout = fanout_, list = std::move(list), batch] {
+    for (const auto& s : *list)
+      s->deliver(batch);
+    fanout->pending.fetch_sub(1);
+  });
 }
 
 void ContactFeed::end(std::uint32_t match_id) {
@@ -42,8 +93,13 @@ void ContactFeed::end(std::uint32_t match_id) {
     list = list_.load();
     list_.store(std::make_shared<const List>());
   }
-  for (const auto& s : *list)
-    s->match_ended(match_id);
+  auto tell = [list, match_id] {
+    for (const auto& s : *list)
+      s->match_ended(match_id);
+  };
+  if (fanout_ == nullptr) return tell();
+  // Through the strand, so the end follows the last batch.
+  boost::asio::post(fanout_->strand, std::move(tell));
 }
 
 }  // namespace shiftcast

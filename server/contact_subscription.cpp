@@ -27,19 +27,28 @@ bool ContactSubscription::any_passes(const ContactBatch& batch) const {
 }
 
 void ContactSubscription::deliver(std::shared_ptr<const ContactBatch> batch) {
-  // The match's worker: a scan that stops at the first record that passes, and at most one post.
+  // The fan-out strand: a scan that stops at the first record that passes, and at most one post.
   if (cancelled_.load() || overflowed_.load() || batch == nullptr || !any_passes(*batch)) return;
   if (posted_.fetch_add(1) >= kMaxPostedBatches) {
     posted_.fetch_sub(1);
-    overflowed_.store(true);
-    boost::asio::post(executor_, [self = shared_from_this()] {
-      if (const auto sink = self->sink_.lock()) sink->on_overflow(self->id_);
-    });
-    return;
+    return overflow();
   }
   boost::asio::post(executor_, [self = shared_from_this(), batch = std::move(batch)] {
     self->posted_.fetch_sub(1);
     if (const auto sink = self->sink_.lock()) sink->on_contacts(self->id_, batch);
+  });
+}
+
+void ContactSubscription::lost_batches() {
+  // A gap in the stream: the subscription ends rather than number events across it.
+  if (cancelled_.load() || overflowed_.load()) return;
+  overflow();
+}
+
+void ContactSubscription::overflow() {
+  overflowed_.store(true);
+  boost::asio::post(executor_, [self = shared_from_this()] {
+    if (const auto sink = self->sink_.lock()) sink->on_overflow(self->id_);
   });
 }
 

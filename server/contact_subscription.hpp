@@ -1,11 +1,13 @@
 // ContactSubscription: one RPC SubscribeContacts stream, as the match's ContactFeed sees it. deliver() runs
-// on the match's worker and must never make the tick wait, so it only checks whether anything in the
-// batch passes the filter and, if so, posts the batch to the connection's executor, where the connection
-// numbers the events and writes them. The number of batches posted and not yet taken is bounded: a
-// connection thread that falls that far behind gets one overflow notice instead of more work.
+// on the feed's fan-out strand (an RPC thread, never the match's worker), so the filtering of a tick's
+// contacts costs the match nothing whatever the number of subscriptions: it checks whether anything in
+// the batch passes the filter and, if so, posts the batch to the connection's executor, where the
+// connection numbers the events and writes them. The number of batches posted and not yet taken is
+// bounded: a connection thread that falls that far behind gets one overflow notice instead of more work,
+// and so does a subscription whose feed had to drop batches (lost_batches).
 //
 //   auto sub = std::make_shared<ContactSubscription>(id, filter, sink, strand);
-//   match->contact_feed().add(sub);          // the connection's thread
+//   if (!match->contact_feed().add(sub)) refuse(...);   // the connection's thread; the match is full
 //   ...
 //   sub->cancel();                           // no more posts after this returns
 //   match->contact_feed().remove(sub.get());
@@ -54,6 +56,7 @@ class ContactSubscription final : public ContactSubscriber,
 
   void deliver(std::shared_ptr<const ContactBatch> batch) override;
   void match_ended(std::uint32_t match_id) override;
+  void lost_batches() override;
   // Any thread: nothing more is posted after this returns (posts already made still run and are ignored
   // by the sink, which has forgotten the subscription).
   void cancel() { cancelled_.store(true); }
@@ -63,6 +66,7 @@ class ContactSubscription final : public ContactSubscriber,
 
  private:
   bool any_passes(const ContactBatch& batch) const;
+  void overflow();
 
   const std::uint64_t id_;
   const ContactFilter filter_;

@@ -1,20 +1,29 @@
 // HttpServer: the operator's window into a running server: GET /metrics (Prometheus text format),
 // GET /healthz (the process is up) and GET /readyz (levels loaded and matches running: 503 until then,
-// and again while shutting down). Nothing else is served. It runs on the io_context it is given (the
-// RPC threads in shiftcast-server), all on one strand: scrapes are rare and cheap.
+// and again while shutting down). Nothing else is served, and nothing needs a key: the pages carry
+// aggregate health only (docs/server.md). It runs on the io_context it is given (the RPC threads in
+// shiftcast-server), all on one strand: scrapes are rare and cheap.
 //
-//   HttpServer http(io, "127.0.0.1", 40002, {[&] { return registry.render(); }, [&] { return ready; }});
+//   HttpServer http(io, "127.0.0.1", 40002, {[&] { return registry.render(); }, [&] { return ready; }},
+//                   limits, &metrics);
 //   if (std::string error = http.start(); !error.empty()) { spdlog::error("{}", error); return 2; }
 //   ...
 //   http.stop();   // closes the listener and every connection; the io_context then runs out of work
 //
-// Limits keep a misbehaving client from holding resources: a small request size, a read timeout per
-// request (an idle keep-alive connection is closed after it), and a bound on concurrent connections
-// (the excess is closed as soon as it is accepted).
+// Under abuse the probes stay reachable: a new request must arrive whole within request_timeout, a
+// kept-alive connection may wait idle_timeout for its next one, one source address holds at most
+// max_connections_per_source connections, and a new connection is never turned away for lack of room:
+// when the table (or its source's share) is full, the connection that has waited longest for a request
+// is closed to make room (an idle keep-alive or a slow-header client; a response being written only when
+// nobody waits). The accept loop backs off on errors (EMFILE) instead of spinning. Every close the
+// server decides is counted by reason in shiftcast_http_closed_total{reason} (refusals also in
+// shiftcast_rejected_total{channel="http"}).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +33,9 @@
 
 namespace shiftcast {
 
+class MetricsRegistry;
+class Counter;
+
 struct HttpRoutes {
   std::function<std::string()> metrics;  // empty: /metrics answers 404
   std::function<bool()> ready;           // empty: always ready
@@ -31,23 +43,55 @@ struct HttpRoutes {
 
 // Bodies of requests are never used; headers plus body beyond this is a bad request (413).
 inline constexpr std::size_t kHttpRequestLimit = 8 * 1024;
-// Time a client has to send a whole request, including the wait before a keep-alive request.
-inline constexpr std::chrono::milliseconds kHttpReadTimeout{10'000};
+// Time a client has to send a whole request: from the accept, or from the first byte of a kept-alive
+// connection's next request. A probe sends its request at once; a slow-header client is closed.
+inline constexpr std::chrono::milliseconds kHttpReadTimeout{5'000};
+// Time a kept-alive connection may wait for the first byte of its next request.
+inline constexpr std::chrono::milliseconds kHttpIdleTimeout{5'000};
 // Time a client has to take a whole response.
-inline constexpr std::chrono::milliseconds kHttpWriteTimeout{10'000};
+inline constexpr std::chrono::milliseconds kHttpWriteTimeout{5'000};
 inline constexpr std::size_t kHttpMaxConnections = 64;
+inline constexpr std::size_t kHttpMaxConnectionsPerSource = 8;
+// The accept loop's pause after an error (EMFILE, ENFILE, ENOBUFS): doubled per error in a row up to the
+// maximum, reset by the next accepted connection.
+inline constexpr std::chrono::milliseconds kHttpAcceptBackoffMin{10};
+inline constexpr std::chrono::milliseconds kHttpAcceptBackoffMax{1'000};
 
 struct HttpLimits {
-  std::chrono::milliseconds read_timeout = kHttpReadTimeout;
+  std::chrono::milliseconds read_timeout = kHttpReadTimeout;  // the whole request
+  std::chrono::milliseconds idle_timeout = kHttpIdleTimeout;  // keep-alive wait for the next request
+  std::chrono::milliseconds write_timeout = kHttpWriteTimeout;
   std::size_t max_connections = kHttpMaxConnections;
+  std::size_t max_connections_per_source = kHttpMaxConnectionsPerSource;
+  std::chrono::milliseconds accept_backoff_min = kHttpAcceptBackoffMin;
+  std::chrono::milliseconds accept_backoff_max = kHttpAcceptBackoffMax;
 };
+
+// Why the server closed a connection, refused one or answered with an error: the reason label of
+// shiftcast_http_closed_total.
+enum class HttpClose : std::uint8_t {
+  kRequestTimeout,    // a request did not arrive whole within read_timeout (slow headers)
+  kIdleTimeout,       // a kept-alive connection sent nothing for idle_timeout
+  kWriteTimeout,      // the client did not take its response within write_timeout
+  kEvictedIdle,       // closed to make room while waiting for a request (oldest first)
+  kEvictedWriting,    // closed to make room while its response was being written (nobody was waiting)
+  kBadRequest,        // 400: not HTTP/1.x
+  kTooLarge,          // 413: over kHttpRequestLimit
+  kNotFound,          // 404
+  kMethodNotAllowed,  // 405
+  kAcceptError,       // accept() failed (EMFILE, ...): the loop backed off
+  kCount,
+};
+inline constexpr std::size_t kHttpCloseReasons = static_cast<std::size_t>(HttpClose::kCount);
+const char* to_string(HttpClose reason);
 
 inline constexpr char kPrometheusContentType[] = "text/plain; version=0.0.4";
 
 class HttpServer {
  public:
+  // `metrics` (may be null: nothing counted) must outlive the server.
   HttpServer(boost::asio::io_context& io, std::string address, std::uint16_t port, HttpRoutes routes,
-             HttpLimits limits = {});
+             HttpLimits limits = {}, MetricsRegistry* metrics = nullptr);
   ~HttpServer();  // stop(); destroy the server before its io_context
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -59,11 +103,14 @@ class HttpServer {
   std::uint16_t port() const;
   // Any thread: closes the listener and every connection (posted to the server's strand).
   void stop();
+  // Any thread: how often the server closed, refused or answered an error for this reason.
+  std::uint64_t closed(HttpClose reason) const;
 
  private:
   struct State;
   class Session;
   static void accept(const std::shared_ptr<State>& state);
+  static void admit(const std::shared_ptr<State>& state, boost::asio::ip::tcp::socket socket);
   std::shared_ptr<State> state_;
 };
 

@@ -58,22 +58,27 @@ Match::Match(const MatchSettings& settings, asio::io_context& worker, UdpEndpoin
   period_ =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / settings.tick_rate));
   snapshot_every_ = std::max(1, int(std::lround(double(settings.tick_rate) / settings.snapshot_rate)));
+  feed_ = services.fanout.empty() ? std::make_unique<ContactFeed>()
+                                  : std::make_unique<ContactFeed>(
+                                        services.fanout[settings.id % services.fanout.size()]->get_executor(),
+                                        settings.max_subscriptions);
   const Labels labels{{"match", std::to_string(settings.id)}};
   MetricsRegistry& m = *services.metrics;
-  tick_seconds_ = &m.histogram("shiftcast_tick_seconds", "Duration of one match tick", labels);
-  late_counter_ = &m.counter("shiftcast_late_ticks_total", "Ticks started more than one period late", labels);
+  tick_seconds_ = m.histogram_series("shiftcast_tick_seconds", "Duration of one match tick", labels);
+  late_counter_ =
+      m.counter_series("shiftcast_late_ticks_total", "Ticks started more than one period late", labels);
   skipped_counter_ =
-      &m.counter("shiftcast_skipped_ticks_total",
-                 "Ticks skipped because the worker fell more than kMaxCatchUpTicks behind", labels);
-  contacts_counter_ = &m.counter("shiftcast_contacts_total", "Contact records produced", labels);
-  violations_counter_ =
-      &m.counter("shiftcast_invariant_violations_total", "Overlaps found after a tick and re-placed", labels);
-  players_gauge_ = &m.gauge("shiftcast_players", "Connected players", labels);
+      m.counter_series("shiftcast_skipped_ticks_total",
+                       "Ticks skipped because the worker fell more than kMaxCatchUpTicks behind", labels);
+  contacts_counter_ = m.counter_series("shiftcast_contacts_total", "Contact records produced", labels);
+  violations_counter_ = m.counter_series("shiftcast_invariant_violations_total",
+                                         "Overlaps found after a tick and re-placed", labels);
+  players_gauge_ = m.gauge_series("shiftcast_players", "Connected players", labels);
   for (int i = 0; i < kFilterStageCount; ++i) {
     Labels l = labels;
     l.emplace_back("stage", to_string(FilterStage(i)));
     filter_tests_[i] =
-        &m.counter("shiftcast_filter_tests_total", "Entity pairs tested by each filter stage", l);
+        m.counter_series("shiftcast_filter_tests_total", "Entity pairs tested by each filter stage", l);
   }
 }
 
@@ -164,7 +169,7 @@ void Match::dispatch_contacts() {
   const Simulation& sim = scene_->simulation();
   const std::span<const Contact> contacts = sim.contacts();
   if (contacts.empty()) return;
-  const bool feed = !feed_.empty();
+  const bool feed = !feed_->empty();
   std::shared_ptr<ContactBatch> batch;
   if (feed) {
     batch = std::make_shared<ContactBatch>();
@@ -182,7 +187,7 @@ void Match::dispatch_contacts() {
     }
     if (feed) batch->records.push_back(r);
   }
-  if (feed) feed_.publish(batch);
+  if (feed) feed_->publish(batch);
 }
 
 void Match::send_frames() {
@@ -376,18 +381,24 @@ MatchHealth Match::health() const {
 void Match::end(wire::ErrorCode reason, std::function<void()> on_done) {
   end_requested_.store(true);
   asio::post(worker_, [self = shared_from_this(), reason, on_done = std::move(on_done)]() mutable {
-    if (self->ending_) return;
+    // Every caller gets its completion: EndMatch and a shutdown may race here (both passed the
+    // registry's checks), and a lost completion would leave Server::wait() waiting for ever.
+    if (self->ended_.load()) {
+      if (on_done) on_done();
+      return;
+    }
+    if (on_done) self->completions_.push_back(std::move(on_done));
+    if (self->ending_) return;  // the end in flight runs every completion when it finishes
     // The tick in progress has finished (this runs between ticks on the worker); stop ticking.
     self->ending_ = true;
     self->timer_.cancel();
     const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                              std::chrono::duration<double>(self->settings_.shutdown_flush_s));
-    self->flush_and_close(reason, deadline, std::move(on_done));
+    self->flush_and_close(reason, deadline);
   });
 }
 
-void Match::flush_and_close(wire::ErrorCode reason, Clock::time_point deadline,
-                            std::function<void()> on_done) {
+void Match::flush_and_close(wire::ErrorCode reason, Clock::time_point deadline) {
   // Resend the reliable events each period until every client acknowledged them or the deadline passed.
   bool pending = false;
   const double t = now();
@@ -400,15 +411,14 @@ void Match::flush_and_close(wire::ErrorCode reason, Clock::time_point deadline,
         client.connection->build_frame(sim.tick(), world_states_, me ? me->pose.position : Vec3{}, t),
         client.endpoint);
   }
-  if (!pending || Clock::now() >= deadline) return finish(reason, std::move(on_done));
+  if (!pending || Clock::now() >= deadline) return finish(reason);
   timer_.expires_after(period_);
-  timer_.async_wait([self = shared_from_this(), reason, deadline,
-                     on_done = std::move(on_done)](boost::system::error_code) mutable {
-    self->flush_and_close(reason, deadline, std::move(on_done));
+  timer_.async_wait([self = shared_from_this(), reason, deadline](boost::system::error_code) {
+    self->flush_and_close(reason, deadline);
   });
 }
 
-void Match::finish(wire::ErrorCode reason, std::function<void()> on_done) {
+void Match::finish(wire::ErrorCode reason) {
   const double t = now();
   for (auto& [id, client] : clients_) {
     say_goodbye(*client.connection, client.endpoint, reason, t);
@@ -418,9 +428,13 @@ void Match::finish(wire::ErrorCode reason, std::function<void()> on_done) {
   players_.store(0);
   players_gauge_->set(0);
   ended_.store(true);
-  feed_.end(settings_.id);
+  feed_->end(settings_.id);
   spdlog::info("match {}: ended ({})", settings_.id, to_string(reason));
-  if (on_done) on_done();
+  // Taken out first: a completion may end the registry's last reference to this match.
+  std::vector<std::function<void()>> completions = std::move(completions_);
+  completions_.clear();
+  for (auto& done : completions)
+    done();
 }
 
 }  // namespace shiftcast

@@ -47,6 +47,7 @@ struct MatchSettings {
   std::uint32_t seed = 1;
   ConnectionSettings connection;
   double shutdown_flush_s = 1;
+  std::size_t max_subscriptions = 0;  // contact subscriptions on this match, 0: no bound
 };
 
 struct MatchServices {
@@ -54,6 +55,9 @@ struct MatchServices {
   Rejections* rejections = nullptr;  // the "udp" channel
   Counter* packets_out = nullptr;
   Counter* bytes_out = nullptr;
+  // Where contact subscriptions are filtered (the RPC threads; a match picks one by its id). Empty: on
+  // the match's worker, inline (tests only).
+  std::vector<boost::asio::io_context*> fanout;
 };
 
 // Ticks started later than this many periods behind are skipped (counted) instead of run back to back:
@@ -75,6 +79,8 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   ~Match() override;
 
   void start();
+  // Any thread, any number of times: each call's `on_done` runs once, on the worker, after the match
+  // stopped (at once when it already had).
   void end(wire::ErrorCode reason, std::function<void()> on_done);
 
   // Worker thread only.
@@ -92,7 +98,7 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   const TickHistory& history() const override;
   int tick_rate() const override { return settings_.tick_rate; }
   std::optional<double> client_view_tick(std::uint64_t client_id) const override;
-  ContactFeed& contact_feed() override { return feed_; }
+  ContactFeed& contact_feed() override { return *feed_; }
   MatchHealth health() const override;
   bool ended() const override { return ended_.load(); }
   bool ending() const { return end_requested_.load(); }  // end() was called (it may still be flushing)
@@ -115,8 +121,8 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   void say_goodbye(ClientConnection& connection, const boost::asio::ip::udp::endpoint& to,
                    wire::ErrorCode reason, double now);
   void drop_closed_connections();
-  void flush_and_close(wire::ErrorCode reason, Clock::time_point deadline, std::function<void()> on_done);
-  void finish(wire::ErrorCode reason, std::function<void()> on_done);
+  void flush_and_close(wire::ErrorCode reason, Clock::time_point deadline);
+  void finish(wire::ErrorCode reason);
   bool spot_is_free(Vec3 feet) const;
   EntityId spawn_player();
 
@@ -137,6 +143,7 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   Clock::duration period_;
   int snapshot_every_ = 1;
   bool ending_ = false;
+  std::vector<std::function<void()>> completions_;  // worker thread only: every end()'s on_done
   std::atomic<bool> ended_{false};
   std::atomic<bool> end_requested_{false};
 
@@ -158,16 +165,17 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   std::atomic<std::uint64_t> contacts_{0};
   std::atomic<std::uint64_t> violations_{0};
   std::atomic<std::uint64_t> late_ticks_{0};
-  ContactFeed feed_;
+  std::unique_ptr<ContactFeed> feed_;
 
-  // Metrics (labelled by match).
-  Histogram* tick_seconds_ = nullptr;
-  Counter* late_counter_ = nullptr;
-  Counter* skipped_counter_ = nullptr;
-  Counter* contacts_counter_ = nullptr;
-  Counter* violations_counter_ = nullptr;
-  Gauge* players_gauge_ = nullptr;
-  std::array<Counter*, kFilterStageCount> filter_tests_{};
+  // Metrics (labelled by match), owned with the registry: the registry drops them from /metrics when the
+  // match is forgotten, while a handle taken before (MatchStatus, ListMatches) may still read them.
+  std::shared_ptr<Histogram> tick_seconds_;
+  std::shared_ptr<Counter> late_counter_;
+  std::shared_ptr<Counter> skipped_counter_;
+  std::shared_ptr<Counter> contacts_counter_;
+  std::shared_ptr<Counter> violations_counter_;
+  std::shared_ptr<Gauge> players_gauge_;
+  std::array<std::shared_ptr<Counter>, kFilterStageCount> filter_tests_{};
   SimulationCounters last_counters_{};
 };
 

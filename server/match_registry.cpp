@@ -65,6 +65,7 @@ CreatedMatch MatchRegistry::create(const CreateMatchSpec& spec) {
   settings.seed = spec.seed;
   settings.connection = defaults_.connection;
   settings.shutdown_flush_s = defaults_.shutdown_flush_s;
+  settings.max_subscriptions = defaults_.max_subscriptions_per_match;
   MatchWorker worker;
   {
     std::unique_lock lock(mutex_);
@@ -119,11 +120,13 @@ void MatchRegistry::forget(std::uint32_t match_id) {
 }
 
 void MatchRegistry::end_all(std::function<void()> on_done) {
+  // Every match still registered, including those an EndMatch is already flushing: `on_done` must wait
+  // for them too (Match::end gives each caller its completion, so racing an EndMatch cannot lose one).
   std::vector<std::shared_ptr<Match>> ending;
   {
     std::shared_lock lock(mutex_);
     for (const auto& [id, match] : matches_)
-      if (!match->ending()) ending.push_back(match);
+      ending.push_back(match);
   }
   if (ending.empty()) {
     if (on_done) on_done();

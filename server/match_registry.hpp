@@ -37,6 +37,7 @@ struct MatchDefaults {
   int max_matches = 64;
   ConnectionSettings connection;
   double shutdown_flush_s = 1;
+  std::size_t max_subscriptions_per_match = 1024;  // contact subscriptions on one match
 };
 
 class MatchRegistry final : public MatchDirectory {
@@ -52,7 +53,7 @@ class MatchRegistry final : public MatchDirectory {
 
   std::shared_ptr<Match> find_match(std::uint32_t match_id) const;
   // Ends every match (each flushes its reliable events first); `on_done` runs once, on a worker, after
-  // the last one finished.
+  // the last one finished, those an EndMatch had already begun to end included. Safe to race with end().
   void end_all(std::function<void()> on_done);
   std::size_t size() const;
 

@@ -180,9 +180,10 @@ double Histogram::quantile(double q) const {
 
 struct MetricsRegistry::Series {
   Labels labels;
-  std::unique_ptr<Counter> counter;
-  std::unique_ptr<Gauge> gauge;
-  std::unique_ptr<Histogram> histogram;
+  // Shared: a holder of a *_series pointer keeps its series alive after remove_labelled.
+  std::shared_ptr<Counter> counter;
+  std::shared_ptr<Gauge> gauge;
+  std::shared_ptr<Histogram> histogram;
 };
 
 struct MetricsRegistry::Family {
@@ -214,32 +215,48 @@ MetricsRegistry::Family& MetricsRegistry::family(const std::string& name, const 
 }
 
 Counter& MetricsRegistry::counter(const std::string& name, const std::string& help, const Labels& labels) {
-  check_labels(name, labels, false);
-  std::lock_guard lock(mutex_);
-  Family& f = family(name, help, Kind::kCounter);
-  if (Series* s = f.find(labels)) return *s->counter;
-  f.series.push_back(Series{labels, std::make_unique<Counter>(), nullptr, nullptr});
-  return *f.series.back().counter;
+  return *counter_series(name, help, labels);
 }
 
 Gauge& MetricsRegistry::gauge(const std::string& name, const std::string& help, const Labels& labels) {
-  check_labels(name, labels, false);
-  std::lock_guard lock(mutex_);
-  Family& f = family(name, help, Kind::kGauge);
-  if (Series* s = f.find(labels)) return *s->gauge;
-  f.series.push_back(Series{labels, nullptr, std::make_unique<Gauge>(), nullptr});
-  return *f.series.back().gauge;
+  return *gauge_series(name, help, labels);
 }
 
 Histogram& MetricsRegistry::histogram(const std::string& name, const std::string& help, const Labels& labels,
                                       const std::vector<double>& upper_bounds) {
+  return *histogram_series(name, help, labels, upper_bounds);
+}
+
+std::shared_ptr<Counter> MetricsRegistry::counter_series(const std::string& name, const std::string& help,
+                                                         const Labels& labels) {
+  check_labels(name, labels, false);
+  std::lock_guard lock(mutex_);
+  Family& f = family(name, help, Kind::kCounter);
+  if (Series* s = f.find(labels)) return s->counter;
+  f.series.push_back(Series{labels, std::make_shared<Counter>(), nullptr, nullptr});
+  return f.series.back().counter;
+}
+
+std::shared_ptr<Gauge> MetricsRegistry::gauge_series(const std::string& name, const std::string& help,
+                                                     const Labels& labels) {
+  check_labels(name, labels, false);
+  std::lock_guard lock(mutex_);
+  Family& f = family(name, help, Kind::kGauge);
+  if (Series* s = f.find(labels)) return s->gauge;
+  f.series.push_back(Series{labels, nullptr, std::make_shared<Gauge>(), nullptr});
+  return f.series.back().gauge;
+}
+
+std::shared_ptr<Histogram> MetricsRegistry::histogram_series(const std::string& name, const std::string& help,
+                                                             const Labels& labels,
+                                                             const std::vector<double>& upper_bounds) {
   check_labels(name, labels, true);
-  auto made = std::make_unique<Histogram>(upper_bounds);  // validates the bounds outside the lock
+  auto made = std::make_shared<Histogram>(upper_bounds);  // validates the bounds outside the lock
   std::lock_guard lock(mutex_);
   Family& f = family(name, help, Kind::kHistogram);
-  if (Series* s = f.find(labels)) return *s->histogram;
+  if (Series* s = f.find(labels)) return s->histogram;
   f.series.push_back(Series{labels, nullptr, nullptr, std::move(made)});
-  return *f.series.back().histogram;
+  return f.series.back().histogram;
 }
 
 void MetricsRegistry::remove_labelled(const std::string& label, const std::string& value) {

@@ -86,8 +86,17 @@ class MetricsRegistry {
   Gauge& gauge(const std::string& name, const std::string& help, const Labels& labels = {});
   Histogram& histogram(const std::string& name, const std::string& help, const Labels& labels,
                        const std::vector<double>& upper_bounds = kLatencyBuckets);
-  // Drops every series with this label value (a match that ended). Whoever registered them must have
-  // stopped updating them: their references dangle afterwards.
+  // The same, shared: the series outlives remove_labelled as long as the pointer is held (a match's
+  // series, read by a MatchStatus that holds the match after it ended, must not dangle).
+  std::shared_ptr<Counter> counter_series(const std::string& name, const std::string& help,
+                                          const Labels& labels = {});
+  std::shared_ptr<Gauge> gauge_series(const std::string& name, const std::string& help,
+                                      const Labels& labels = {});
+  std::shared_ptr<Histogram> histogram_series(const std::string& name, const std::string& help,
+                                              const Labels& labels,
+                                              const std::vector<double>& upper_bounds = kLatencyBuckets);
+  // Drops every series with this label value (a match that ended) from the render. References from
+  // counter()/gauge()/histogram() dangle afterwards; pointers from the *_series calls stay valid.
   void remove_labelled(const std::string& label, const std::string& value);
   std::string render() const;
 

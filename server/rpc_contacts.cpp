@@ -1,6 +1,7 @@
-// RpcConnection's contact subscriptions: SubscribeContacts adds a ContactSubscription to the match's feed;
-// the batches it posts here are filtered, numbered per subscription from 1 without gaps, and pushed as
-// ContactPush frames carrying the subscribe request's id. A push that finds more than
+// RpcConnection's contact subscriptions: SubscribeContacts adds a ContactSubscription to the match's feed
+// (at most max_subscriptions_per_connection here and the match's own bound there, else RpcError
+// TooManyConnections); the batches it posts here are filtered, numbered per subscription from 1 without gaps,
+// and pushed as ContactPush frames carrying the subscribe request's id. A push that finds more than
 // subscriber_max_pending_bytes still queued cuts the subscription instead (RpcError SlowConsumer), so no
 // event is ever numbered and then dropped.
 #include <spdlog/fmt/fmt.h>
@@ -36,17 +37,22 @@ void RpcConnection::subscribe(const wire::SubscribeContacts& request, std::uint6
     }
     std::sort(filter.entities.begin(), filter.entities.end());
   }
-  if (subscriptions_.size() >= kMaxSubscriptionsPerConnection) {
-    return refuse(wire::ErrorCode::BadArgument, request_id,
-                  fmt::format("a connection holds at most {} subscriptions", kMaxSubscriptionsPerConnection));
+  const std::size_t per_connection = std::size_t(shared_->settings.max_subscriptions_per_connection);
+  if (subscriptions_.size() >= per_connection) {
+    return refuse(wire::ErrorCode::TooManyConnections, request_id,
+                  fmt::format("a connection holds at most {} subscriptions", per_connection));
   }
   const std::uint64_t id = next_subscription_++;
   auto subscriber =
       std::make_shared<ContactSubscription>(id, std::move(filter), weak_from_this(), socket_.get_executor());
   // In the feed before the reply leaves, so a client that has the reply gets every later tick. The feed's
   // posts run on this strand after this handler, so the reply still precedes the first push.
+  if (!match->contact_feed().add(subscriber)) {
+    return refuse(wire::ErrorCode::TooManyConnections, request_id,
+                  fmt::format("match {} has its maximum of {} subscriptions", match->id(),
+                              match->contact_feed().max_subscribers()));
+  }
   subscriptions_[id] = Subscription{subscriber, match, match->id(), request_id, 0};
-  match->contact_feed().add(subscriber);
   send(wire::Message::SubscribeContactsReply, wire::CreateSubscribeContactsReply(fbb_, id).Union(),
        request_id);
   // A match that ended while we subscribed may have told its feed before the add: ask again.

@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <boost/asio/post.hpp>
 #include <chrono>
+#include <cmath>
 
 #include "protocol/crypto.hpp"
 #include "server/http_server.hpp"
@@ -171,7 +172,11 @@ std::string Server::start() {
   defaults.connection.keepalive_interval = config_.keepalive_interval_s;
   defaults.connection.max_pending_events = std::size_t(config_.max_pending_events);
   defaults.shutdown_flush_s = config_.shutdown_flush_s;
+  defaults.max_subscriptions_per_match = std::size_t(config_.rpc_max_subscriptions_per_match);
   MatchServices services;
+  // Contact subscriptions are filtered on the RPC threads, never on the match's worker.
+  for (auto& c : rpc_pool_.contexts)
+    services.fanout.push_back(c.get());
   services.metrics = &metrics_;
   services.rejections = &udp_rejections_;
   services.packets_out = &packets_out;
@@ -208,6 +213,7 @@ std::string Server::start() {
   rpc.accept_retry_s = config_.rpc_accept_retry_s;
   rpc.service_key = service_key_;
   rpc.open_reads = config_.read_access == "open";
+  rpc.max_subscriptions_per_connection = config_.rpc_max_subscriptions_per_connection;
   rpc.admin_key = admin_key_;
   rpc.keys = keys_;
   rpc.public_address = public_address_;
@@ -227,8 +233,15 @@ std::string Server::start() {
     return metrics_.render();
   };
   routes.ready = [this] { return ready_.load() && !shutting_down_.load(); };
+  HttpLimits http_limits;
+  http_limits.max_connections = std::size_t(config_.http_max_connections);
+  http_limits.max_connections_per_source = std::size_t(config_.http_max_connections_per_source);
+  http_limits.read_timeout =
+      std::chrono::milliseconds(std::max(1LL, std::llround(config_.http_request_timeout_s * 1000)));
+  http_limits.idle_timeout =
+      std::chrono::milliseconds(std::max(1LL, std::llround(config_.http_idle_timeout_s * 1000)));
   http_ = std::make_unique<HttpServer>(*rpc_pool_.contexts[0], config_.http_bind_address, config_.http_port,
-                                       routes);
+                                       routes, http_limits, &metrics_);
   if (std::string e = http_->start(); !e.empty()) return e;
   ports_.http = http_->port();
 

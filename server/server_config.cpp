@@ -57,6 +57,7 @@ constexpr int kMaxTickRate = 128;  // the design's range: beyond it a tick's wor
 // Past these a value is a typo (an extra digit), not a deployment.
 constexpr double kMaxThreads = 1024;
 constexpr double kMaxTimeoutSeconds = 3600;
+constexpr double kMaxHttpTimeoutSeconds = 60;
 // A frame limit below this could not carry a Batch of a few queries.
 constexpr double kMinRpcFrameBytes = 1024;
 constexpr double kMaxWirePlayers = std::numeric_limits<std::uint16_t>::max();  // MatchStatus is a ushort
@@ -118,6 +119,10 @@ constexpr Range kWholeSeconds{1, kMaxTimeoutSeconds};
 constexpr Range kFrameBytes{kMinRpcFrameBytes, static_cast<double>(kMaxRpcFrameBytes)};
 constexpr Range kMemoryBytes{2 * kMinRpcFrameBytes,
                              static_cast<double>(std::numeric_limits<std::uint32_t>::max())};
+// A slot held longer than a minute by one slow HTTP client is never what an operator wants.
+constexpr Range kHttpWait{0, kMaxHttpTimeoutSeconds, true};
+constexpr Range kSlots{1, 4096};
+constexpr Range kSubscriptionsPerMatch{1, 65536};
 
 using S = Setting<ServerConfig>;
 const std::array kServerSettings{
@@ -188,6 +193,17 @@ const std::array kServerSettings{
       kWholeSeconds},
     S{"log", "level", "log-level", &ServerConfig::log_level, {}, check_log_level},
     S{"shutdown", "flush_s", "shutdown-flush-s", &ServerConfig::shutdown_flush_s, {0, kMaxTimeoutSeconds}},
+    // The HTTP listener and contact subscriptions under abuse.
+    S{"http", "max_connections", "http-max-connections", &ServerConfig::http_max_connections, kSlots},
+    S{"http", "max_connections_per_source", "http-max-connections-per-source",
+      &ServerConfig::http_max_connections_per_source, kSlots},
+    S{"http", "request_timeout_s", "http-request-timeout-s", &ServerConfig::http_request_timeout_s,
+      kHttpWait},
+    S{"http", "idle_timeout_s", "http-idle-timeout-s", &ServerConfig::http_idle_timeout_s, kHttpWait},
+    S{"rpc", "max_subscriptions_per_connection", "rpc-max-subscriptions-per-connection",
+      &ServerConfig::rpc_max_subscriptions_per_connection, kSlots},
+    S{"rpc", "max_subscriptions_per_match", "rpc-max-subscriptions-per-match",
+      &ServerConfig::rpc_max_subscriptions_per_match, kSubscriptionsPerMatch},
 };
 
 using L = Setting<LevelConfig>;
@@ -603,6 +619,12 @@ void validate(const ServerConfig& config) {
     errors.push_back("[match] keepalive_interval_s = " + format_double(config.keepalive_interval_s) +
                      ": must be less than connection_timeout_s (" +
                      format_double(config.connection_timeout_s) + "), or idle clients time out");
+  }
+  if (config.http_max_connections_per_source > config.http_max_connections) {
+    errors.push_back(
+        "[http] max_connections_per_source = " + std::to_string(config.http_max_connections_per_source) +
+        ": must be at most max_connections (" + std::to_string(config.http_max_connections) +
+        "), or one source could hold every slot");
   }
   check_key_files(config, errors);
   check_development_keys(config, errors);

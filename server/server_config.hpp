@@ -97,6 +97,14 @@ struct ServerConfig {
   double rpc_global_auth_failure_rate = 16;
   double rpc_accept_retry_s = 0.1;  // after a failed accept (out of descriptors)
 
+  // [http] (operator pages) and contact subscription caps: issue 12, the HTTP listener under abuse.
+  int http_max_connections = 64;
+  int http_max_connections_per_source = 8;  // at most http_max_connections
+  double http_request_timeout_s = 5;        // a whole request, from the accept or its first byte
+  double http_idle_timeout_s = 5;           // a kept-alive connection waiting for its next request
+  int rpc_max_subscriptions_per_connection = 64;
+  int rpc_max_subscriptions_per_match = 1024;
+
   // [security]
   std::string token_key_file;  // 64 hex digits; relative paths are relative to the config file
   std::string admin_key_file;  // the admin API key (any text, first line, at least kMinKeyChars)

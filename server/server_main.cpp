@@ -71,13 +71,6 @@ int main(int argc, char** argv) {
     server.wait();
     return kExitCannotStart;
   }
-  const ServerPorts ports = server.ports();
-  // One line on stdout, parsed by tests and scripts that start the server on free ports.
-  std::printf("shiftcast-server listening udp=%u rpc=%u http=%u address=%s instance=%016llx\n",
-              unsigned(ports.udp), unsigned(ports.rpc), unsigned(ports.http), server.public_address().c_str(),
-              static_cast<unsigned long long>(server.instance()));
-  std::fflush(stdout);
-
   boost::asio::io_context signals_context;
   boost::asio::signal_set signals(signals_context, SIGINT, SIGTERM);
   // Stays armed until the end: a second SIGTERM while the matches flush must not kill the process.
@@ -90,6 +83,14 @@ int main(int argc, char** argv) {
       };
   signals.async_wait(on_signal);
   std::thread signal_thread([&] { signals_context.run(); });
+  // Only now, with the handler armed: a SIGTERM sent as soon as the line is read must shut down
+  // gracefully, not kill the process by the signal's default action.
+  const ServerPorts ports = server.ports();
+  // One line on stdout, parsed by tests and scripts that start the server on free ports.
+  std::printf("shiftcast-server listening udp=%u rpc=%u http=%u address=%s instance=%016llx\n",
+              unsigned(ports.udp), unsigned(ports.rpc), unsigned(ports.http), server.public_address().c_str(),
+              static_cast<unsigned long long>(server.instance()));
+  std::fflush(stdout);
   server.wait();
   // From here on a late signal stays pending and dies with the process instead of killing it mid-exit.
   sigset_t late;

@@ -1,6 +1,7 @@
 // HttpServer over real loopback sockets: the three routes with their status codes, bodies and content
 // types; readiness flipping; keep-alive; 404/405; malformed and oversized requests answered 400/413 or
-// closed while the server keeps serving; the read timeout and the connection bound closing sockets; a
+// closed while the server keeps serving; the read timeout closing sockets and the connection bound
+// closing the longest-waiting one for a newcomer; a
 // port in use; stop() closing everything so the io_context runs out of work. Every wait is a socket
 // operation with a bounded timeout.
 #include "server/http_server.hpp"
@@ -256,7 +257,7 @@ TEST_F(HttpServerTest, IdleConnectionsAreClosedAfterTheReadTimeout) {
   EXPECT_GE(std::chrono::steady_clock::now() - t0, limits.read_timeout);
 }
 
-TEST_F(HttpServerTest, ConnectionsBeyondTheBoundAreClosed) {
+TEST_F(HttpServerTest, AConnectionBeyondTheBoundClosesTheLongestWaitingOne) {
   HttpLimits limits;
   limits.max_connections = 2;
   start(limits);
@@ -265,15 +266,18 @@ TEST_F(HttpServerTest, ConnectionsBeyondTheBoundAreClosed) {
   // A request answered on each proves the server has taken both as sessions.
   ASSERT_TRUE(first.request(http::verb::get, "/healthz"));
   ASSERT_TRUE(second.request(http::verb::get, "/healthz"));
+  // The newcomer is served (a probe must always get in); the first, idle longest, made room.
   Client third(port());
-  ASSERT_TRUE(third.connected());  // the kernel accepts; the server closes it at once
-  third.send_raw("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
-  EXPECT_EQ(third.read_until_closed(), "");
-  EXPECT_FALSE(third.timed_out());
-  // The first two still work.
-  auto again = first.request(http::verb::get, "/healthz");
+  ASSERT_TRUE(third.connected());
+  auto health = third.request(http::verb::get, "/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->body(), "ok\n");
+  EXPECT_EQ(first.read_until_closed(), "");
+  EXPECT_FALSE(first.timed_out());
+  auto again = second.request(http::verb::get, "/healthz");
   ASSERT_TRUE(again);
   EXPECT_EQ(again->body(), "ok\n");
+  EXPECT_EQ(server_->closed(HttpClose::kEvictedIdle), 1u);
 }
 
 TEST_F(HttpServerTest, APortInUseIsAClearError) {

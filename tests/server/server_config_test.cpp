@@ -420,10 +420,16 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
                            "rpc-global-auth-failure-rate",
                            "rpc-accept-retry-s",
                            "service-key-file",
-                           "read-access"}) {
+                           "read-access",
+                           "http-max-connections",
+                           "http-max-connections-per-source",
+                           "http-request-timeout-s",
+                           "http-idle-timeout-s",
+                           "rpc-max-subscriptions-per-connection",
+                           "rpc-max-subscriptions-per-match"}) {
     EXPECT_NE(std::find(flags.begin(), flags.end(), flag), flags.end()) << flag;
   }
-  EXPECT_EQ(flags.size(), 47u);
+  EXPECT_EQ(flags.size(), 53u);
 }
 
 TEST_F(ConfigDir, BadOverridesAreRefusedAtOnce) {

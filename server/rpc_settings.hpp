@@ -65,7 +65,6 @@ struct RpcSettings {
   bool open_reads = false;
   // Contact subscriptions one connection may hold (the per-match bound is the match's own).
   int max_subscriptions_per_connection = 64;
-  std::string admin_key;       // CreateMatch, EndMatch, IssueConnectToken; empty: admin calls always refused
   ServerKeys keys;             // keys.token_key seals the connect tokens IssueConnectToken hands out
   std::string public_address;  // "ip:port" of the UDP endpoint, written into every token
   // IssueConnectToken without valid_seconds (FlatBuffers leaves out a field equal to the schema default of

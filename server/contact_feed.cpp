@@ -1,7 +1,6 @@
 #include "server/contact_feed.hpp"
 
 #include <boost/asio/post.hpp>
-#include <boost/asio/strand.hpp>
 
 namespace shiftcast {
 
@@ -12,12 +11,14 @@ wire::ContactEvent to_wire(const ContactRecord& record, std::uint64_t sequence) 
                             wire::Vec3f(c.normal.x, c.normal.y, c.normal.z), c.separation, c.relative_speed);
 }
 
-// Shared with the posted fan-out tasks, which may outlive the feed (a match forgotten meanwhile).
+// Shared with the posted fan-out tasks, which may outlive the feed (a match forgotten meanwhile). A plain
+// executor, not a strand: the tasks may also outlive the io_context (destroyed with it at exit), and a
+// strand's state must not (it unlinks itself from its io_context's service).
 struct ContactFeed::Fanout {
-  explicit Fanout(boost::asio::any_io_executor executor) : strand(boost::asio::make_strand(executor)) {}
-  boost::asio::strand<boost::asio::any_io_executor> strand;  // one per feed: batches stay in tick order
-  std::atomic<std::size_t> pending{0};                       // tasks posted and not yet run
-  bool stalled = false;                                      // publisher only: batches were dropped
+  explicit Fanout(boost::asio::any_io_executor executor_in) : executor(std::move(executor_in)) {}
+  const boost::asio::any_io_executor executor;  // runs one task at a time, in posting order
+  std::atomic<std::size_t> pending{0};          // tasks posted and not yet run
+  bool stalled = false;                         // publisher only: batches were dropped
 };
 
 ContactFeed::ContactFeed() = default;
@@ -68,7 +69,7 @@ void ContactFeed::publish(const std::shared_ptr<const ContactBatch>& batch) {
     if (f.pending.load() != 0) return;
     f.stalled = false;
     f.pending.fetch_add(1);
-    boost::asio::post(f.strand, [fanout = fanout_, list] {
+    boost::asio::post(f.executor, [fanout = fanout_, list] {
       for (const auto& s : *list)
         s->lost_batches();
       fanout->pending.fetch_sub(1);
@@ -79,7 +80,7 @@ void ContactFeed::publish(const std::shared_ptr<const ContactBatch>& batch) {
     return;
   }
   f.pending.fetch_add(1);
-  boost::asio::post(f.strand, [fanout = fanout_, list = std::move(list), batch] {
+  boost::asio::post(f.executor, [fanout = fanout_, list = std::move(list), batch] {
     for (const auto& s : *list)
       s->deliver(batch);
     fanout->pending.fetch_sub(1);
@@ -98,8 +99,8 @@ void ContactFeed::end(std::uint32_t match_id) {
       s->match_ended(match_id);
   };
   if (fanout_ == nullptr) return tell();
-  // Through the strand, so the end follows the last batch.
-  boost::asio::post(fanout_->strand, std::move(tell));
+  // Through the fan-out, so the end follows the last batch.
+  boost::asio::post(fanout_->executor, std::move(tell));
 }
 
 }  // namespace shiftcast

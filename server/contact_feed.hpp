@@ -1,12 +1,12 @@
 // ContactFeed: how a match's contacts leave its worker thread. After every tick the match publishes one
-// immutable ContactBatch. With a fan-out executor (the server's: a strand on an RPC thread) publishing
-// costs the worker one post, whatever the number of subscribers: the fan-out strand hands the shared
+// immutable ContactBatch. With a fan-out executor (the server's: an RPC thread's io_context) publishing
+// costs the worker one post, whatever the number of subscribers: the fan-out hands the shared
 // batch to every subscriber, which filters it there and posts what passes to its own connection. Without
 // one (tests that step a match by hand) every subscriber gets the batch on the publishing thread.
 // Subscribing and unsubscribing may happen on any thread and never block a tick for longer than a
 // pointer copy.
 //
-//   ContactFeed feed(rpc_strand_executor, 1024);        // at most 1024 subscribers
+//   ContactFeed feed(rpc_context.get_executor(), 1024);  // at most 1024 subscribers
 //   if (!feed.add(subscriber)) refuse(...);             // any thread; false: the feed is full
 //   feed.publish(std::make_shared<ContactBatch>(...));  // the match's worker, once per tick
 //   feed.remove(subscriber.get());                      // any thread
@@ -66,7 +66,9 @@ class ContactFeed {
  public:
   // Delivers on the publishing thread; no bound on subscribers.
   ContactFeed();
-  // Fans out on a strand of `fanout`; at most `max_subscribers` (0: no bound).
+  // Fans out on `fanout`, which must run handlers one at a time in posting order (an io_context run by
+  // one thread, as every RPC thread's is), so batches keep their tick order; at most `max_subscribers`
+  // (0: no bound).
   ContactFeed(boost::asio::any_io_executor fanout, std::size_t max_subscribers);
   ~ContactFeed();
   ContactFeed(const ContactFeed&) = delete;

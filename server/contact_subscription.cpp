@@ -27,7 +27,7 @@ bool ContactSubscription::any_passes(const ContactBatch& batch) const {
 }
 
 void ContactSubscription::deliver(std::shared_ptr<const ContactBatch> batch) {
-  // The fan-out strand: a scan that stops at the first record that passes, and at most one post.
+  // The fan-out (an RPC thread): a scan that stops at the first record that passes, and at most one post.
   if (cancelled_.load() || overflowed_.load() || batch == nullptr || !any_passes(*batch)) return;
   if (posted_.fetch_add(1) >= kMaxPostedBatches) {
     posted_.fetch_sub(1);

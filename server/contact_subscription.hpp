@@ -1,5 +1,5 @@
 // ContactSubscription: one RPC SubscribeContacts stream, as the match's ContactFeed sees it. deliver() runs
-// on the feed's fan-out strand (an RPC thread, never the match's worker), so the filtering of a tick's
+// on the feed's fan-out executor (an RPC thread, never the match's worker), so the filtering of a tick's
 // contacts costs the match nothing whatever the number of subscriptions: it checks whether anything in
 // the batch passes the filter and, if so, posts the batch to the connection's executor, where the
 // connection numbers the events and writes them. The number of batches posted and not yet taken is

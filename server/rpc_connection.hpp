@@ -49,8 +49,7 @@ namespace shiftcast {
 inline constexpr std::size_t kReplyReserveBytes = 4096;
 // Bytes read from the socket at once.
 inline constexpr std::size_t kRpcReadChunkBytes = 64u << 10;
-// Contact subscriptions one connection may hold, and entities one subscription may name.
-inline constexpr std::size_t kMaxSubscriptionsPerConnection = 64;
+// Entities one subscription may name.
 inline constexpr std::size_t kMaxSubscriptionEntities = 4096;
 // A tick's contacts go out in pushes of at most this many events (about 64 KiB).
 inline constexpr std::size_t kMaxEventsPerPush = 1024;

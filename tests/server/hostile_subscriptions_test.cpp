@@ -185,6 +185,7 @@ TEST(HostileSubscriptions, AConnectionOverItsSubscriptionCapIsRefused) {
   query_test::ArenaMatch arena(4, 4, 3, 2);
   RpcSettings settings;
   settings.max_subscriptions_per_connection = 2;
+  settings.open_reads = true;  // the cap under test, not the key
   rpc_test::RpcHarness rpc(arena.directory, settings);
   rpc_test::LoopbackClient client(rpc.port());
   ASSERT_TRUE(client.connected());
@@ -216,8 +217,10 @@ class HostileSubscriptionsServer : public ServerTest {};
 
 std::uint64_t subscribe(RpcTestClient& c, std::uint64_t request_id, wire::ErrorCode* refused) {
   flatbuffers::FlatBufferBuilder fbb;
-  finish_envelope(fbb, wire::Message::SubscribeContacts,
-                  wire::CreateSubscribeContactsDirect(fbb, 1, nullptr, 0, 0).Union(), request_id);
+  finish_envelope(
+      fbb, wire::Message::SubscribeContacts,
+      wire::CreateSubscribeContactsDirect(fbb, 1, nullptr, 0, 0, dev_service_key().c_str()).Union(),
+      request_id);
   EXPECT_TRUE(c.send(fbb));
   for (;;) {
     const auto bytes = c.receive();

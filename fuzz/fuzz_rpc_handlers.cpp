@@ -35,6 +35,16 @@ struct Fixture {
     match_id = created.match_id;
     for (int i = 0; i < kWarmTicks; ++i)
       directory.sim(match_id)->step();
+    // The seeds name this match: make sure a plain raycast in the room is answered, or the target would
+    // only ever exercise refusals.
+    flatbuffers::FlatBufferBuilder request;
+    const wire::Vec3f origin(0, 0, 64), direction(1, 0, 0);
+    request.Finish(wire::CreateRaycastRequest(request, match_id, &origin, &direction, 2000));
+    QueryScratch scratch;
+    flatbuffers::FlatBufferBuilder reply;
+    const QueryAnswer a = answer_raycast(
+        directory, *flatbuffers::GetRoot<wire::RaycastRequest>(request.GetBufferPointer()), scratch, reply);
+    require(a.error.ok() && match_id == 1, "fixture: a raycast in the room (match 1) is not answered");
   }
 };
 

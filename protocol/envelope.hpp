@@ -27,7 +27,8 @@ struct EnvelopeView {
 
 // Checks, in order: size within `max_bytes` (TooLarge), the file identifier (WrongIdentifier, also for
 // buffers too short to hold one: Malformed), the FlatBuffers verifier (Malformed), the version
-// (WrongVersion), and that a message is present (Malformed).
+// (WrongVersion), that a message is present, and that its vectors of 8-byte structs (commands, contact
+// events) are 8-byte aligned, as readers take them in place (Malformed).
 EnvelopeView verify_envelope(std::span<const std::uint8_t> bytes, std::size_t max_bytes);
 
 void finish_envelope(flatbuffers::FlatBufferBuilder& fbb, wire::Message type,

@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config clang-format unzip
+  clang libclang-rt-14-dev  # the sanitizer build and the libFuzzer targets (fuzz/)
   libboost-dev libboost-system-dev
   libflatbuffers-dev flatbuffers-compiler
   librecast-dev

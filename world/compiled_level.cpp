@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -177,6 +178,21 @@ CompiledLevel copy_out(const fbs::CompiledLevel& root) {
   return out;
 }
 
+// Bounds go to the tree (its start-cell grids are sized from them) and to the level's users: finite, and
+// either empty (a level without brushes) or inside +-kWorldExtent like every brush an importer accepts.
+// Found by fuzz/fuzz_compiled_level: tree bounds of 6e20 overflowed the grid size (float to int).
+bool bounds_in_world(const Aabb& b) {
+  for (int axis = 0; axis < 3; ++axis) {
+    if (!std::isfinite(b.min[axis]) || !std::isfinite(b.max[axis])) return false;
+  }
+  if (b.empty()) return true;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (std::abs(double(b.min[axis])) > kWorldExtent || std::abs(double(b.max[axis])) > kWorldExtent)
+      return false;
+  }
+  return true;
+}
+
 // Brush plane runs must lie inside the plane array and the tree must name exactly the stored brushes.
 std::string check_brush_ranges(const fbs::CompiledLevel& root) {
   const std::uint64_t plane_count = root.planes()->size();
@@ -291,6 +307,14 @@ LevelLoadResult load_aligned(std::span<const std::uint8_t> bytes) {
 
   if (std::string why = check_brush_ranges(root); !why.empty()) {
     return load_failure(LevelLoadError::kBadLevel, std::move(why));
+  }
+  if (!bounds_in_world(from_fb(root.bounds()))) {
+    return load_failure(LevelLoadError::kBadLevel,
+                        "level bounds are not finite or lie beyond the world extent");
+  }
+  if (!bounds_in_world(from_fb(root.tree_bounds()))) {
+    return load_failure(LevelLoadError::kBadTree,
+                        "BSP tree: bounds are not finite or lie beyond the world extent");
   }
   LevelLoadResult result;
   result.level = copy_out(root);

@@ -4,6 +4,8 @@
 
 #include <cctype>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <set>
 #include <string>
@@ -189,6 +191,37 @@ TEST(EnvelopeTest, ErrorCodeNamesAreSnakeCaseUniqueAndComplete) {
   }
   EXPECT_EQ(seen.size(), static_cast<std::size_t>(wire::ErrorCode::MAX) + 1);
   EXPECT_STREQ(to_string(static_cast<wire::ErrorCode>(60000)), "unknown");
+}
+
+}  // namespace
+}  // namespace shiftcast
+
+// Found by fuzz/fuzz_envelope (fuzz/corpus/envelope/regression-misaligned-events): a ServerFrame whose
+// contact events (structs with 64-bit fields) sit 4 bytes off their alignment passes the FlatBuffers
+// verifier, which checks only the vector's length word; every reader would then load them misaligned.
+namespace shiftcast {
+namespace {
+
+TEST(EnvelopeTest, MisalignedVectorsOfEightByteStructsAreMalformed) {
+  std::ifstream in(std::string(SHIFTCAST_SOURCE_DIR) + "/fuzz/corpus/envelope/regression-misaligned-events",
+                   std::ios::binary);
+  ASSERT_TRUE(in.good());
+  const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(in), {}};
+  EXPECT_EQ(verify_envelope(bytes, kMaxRpcFrameBytes).error, wire::ErrorCode::Malformed);
+
+  // The builder aligns them: an honest frame with events and commands verifies.
+  flatbuffers::FlatBufferBuilder fbb;
+  const wire::ContactEvent events[] = {wire::ContactEvent(1, 2, 0.5f, 0, 0, 3, 1, 0, 4, {}, {}, 0, 1)};
+  const auto frame = wire::CreateServerFrame(fbb, 2, 1, 0, fbb.CreateVectorOfStructs(events, 1));
+  finish_envelope(fbb, wire::Message::ServerFrame, frame.Union());
+  const std::vector<std::uint8_t> honest(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  EXPECT_EQ(verify_envelope(honest, kMaxRpcFrameBytes).error, wire::ErrorCode::Ok);
+  flatbuffers::FlatBufferBuilder cfb;
+  const wire::InputCommand commands[] = {wire::InputCommand(1, 0.5, 1, 0, 0, 0, 0)};
+  finish_envelope(cfb, wire::Message::ClientFrame,
+                  wire::CreateClientFrame(cfb, cfb.CreateVectorOfStructs(commands, 1), 1).Union());
+  const std::vector<std::uint8_t> client(cfb.GetBufferPointer(), cfb.GetBufferPointer() + cfb.GetSize());
+  EXPECT_EQ(verify_envelope(client, kMaxRpcFrameBytes).error, wire::ErrorCode::Ok);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -365,6 +366,28 @@ TEST_F(CompiledLevelTest, ResealingAfterAnEditMakesTheBufferLoadAgain) {
   const LevelLoadResult r = load_compiled_level(bytes);
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_EQ(r.level.level.source_hash, 42u);
+}
+
+// Found by fuzz/fuzz_compiled_level (fuzz/corpus/compiled_level/regression-tree-bounds-6e20): the tree's
+// start-cell grids are sized from its bounds, so bounds far beyond the world (or not finite) overflowed
+// the grid size (float to int) before anything checked them.
+TEST_F(CompiledLevelTest, BoundsBeyondTheWorldOrNotFiniteAreRejected) {
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const float bad :
+       {6.0e20f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), float(2 * kWorldExtent)}) {
+    for (const auto field : {fb::CompiledLevel::VT_TREE_BOUNDS, fb::CompiledLevel::VT_BOUNDS}) {
+      std::vector<std::uint8_t> bytes = *bytes_;
+      auto* root = flatbuffers::GetMutableRoot<flatbuffers::Table>(bytes.data());
+      auto* bounds = root->GetStruct<fb::Bounds*>(field);
+      ASSERT_NE(bounds, nullptr);
+      std::memcpy(reinterpret_cast<std::uint8_t*>(bounds) + 12, &bad, sizeof bad);  // max.x
+      ASSERT_EQ(reseal_compiled_level(bytes), LevelLoadError::kNone);
+      const LevelLoadResult r = load_compiled_level(bytes);
+      const bool tree = field == fb::CompiledLevel::VT_TREE_BOUNDS;
+      EXPECT_EQ(r.error, tree ? LevelLoadError::kBadTree : LevelLoadError::kBadLevel) << bad;
+      EXPECT_NE(r.message.find("beyond the world extent"), std::string::npos) << r.message;
+    }
+  }
 }
 
 TEST(CompileLevel, BuildsTreeAndNavmeshAndReportsProgress) {

@@ -1,0 +1,120 @@
+// Target: snapshot-delta apply against a held state, judged against an independent model (a std::map
+// from id to state). The held state comes from the input (strictly ascending, as a client holds it); the
+// delta arrives as a verified Snapshot table, either one the harness builds from fuzzed lists (so the
+// ordering checks are exercised, not the verifier) or raw bytes of a whole Envelope{ServerFrame}.
+// Promise: Malformed exactly when the lists are not strictly ascending or name an id both changed and
+// removed; otherwise the result is the baseline without the removed ids, with the changed ones set.
+//
+// Input: u8 held_count | per held entity u8 id_step, 8 bytes state | u8 mode |
+//        mode bit 0 clear: u8 changed_count, each u16 id + 8 bytes state; u8 removed_count, each u16 id
+//        mode bit 0 set:   an Envelope{ServerFrame} (its snapshot is applied)
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "fuzz/fuzz_support.hpp"
+#include "protocol/envelope.hpp"
+#include "protocol/snapshot_delta.hpp"
+
+namespace shiftcast::fuzz {
+namespace {
+
+wire::EntityState entity(std::uint32_t id, Input& in) {
+  const std::uint8_t kind = in.u8();
+  const std::uint8_t flags = in.u8();
+  const std::uint16_t yaw = in.u16();
+  const auto x = static_cast<std::int32_t>(in.u16()) - 32768;
+  const auto z = static_cast<std::int32_t>(in.u16()) - 32768;
+  return wire::EntityState(id, kind, flags, yaw, wire::QuantizedVec(x, -x, z));
+}
+
+template <class T, class Id>
+bool strictly_ascending(std::span<const T> v, Id id) {
+  for (std::size_t i = 1; i < v.size(); ++i)
+    if (!(id(v[i - 1]) < id(v[i]))) return false;
+  return true;
+}
+
+void check(std::span<const wire::EntityState> held, std::span<const wire::EntityState> changed,
+           std::span<const std::uint32_t> removed, const AppliedDelta& applied) {
+  const bool ordered = strictly_ascending(changed, [](const wire::EntityState& e) { return e.id(); }) &&
+                       strictly_ascending(removed, [](std::uint32_t id) { return id; });
+  std::map<std::uint32_t, wire::EntityState> model;
+  for (const auto& e : held)
+    model.insert_or_assign(e.id(), e);
+  bool disjoint = true;
+  for (const std::uint32_t id : removed) {
+    model.erase(id);
+    for (const auto& c : changed)
+      disjoint = disjoint && c.id() != id;
+  }
+  for (const auto& c : changed)
+    model.insert_or_assign(c.id(), c);
+  if (!ordered || !disjoint) {
+    require(applied.error == wire::ErrorCode::Malformed,
+            "apply_delta: accepted unordered or overlapping lists");
+    return;
+  }
+  require(applied.error == wire::ErrorCode::Ok, "apply_delta: refused a well-formed delta");
+  require(applied.state.size() == model.size(), "apply_delta: wrong number of entities");
+  std::size_t i = 0;
+  for (const auto& [id, e] : model)
+    require(same_entity_state(applied.state[i++], e), "apply_delta: an entity differs from the model");
+}
+
+std::vector<std::uint8_t> server_frame(const std::vector<wire::EntityState>& changed,
+                                       const std::vector<std::uint32_t>& removed) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto c = fbb.CreateVectorOfStructs(changed);
+  const auto r = fbb.CreateVector(removed);
+  const auto snapshot = wire::CreateSnapshot(fbb, 2, 1, 1, c, r, true);
+  const auto frame = wire::CreateServerFrame(fbb, 2, 0, snapshot);
+  finish_envelope(fbb, wire::Message::ServerFrame, frame.Union());
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
+void apply_frame(std::span<const wire::EntityState> held, std::span<const std::uint8_t> bytes) {
+  const EnvelopeView view = verify_envelope(bytes, kMaxDatagramBytes);
+  if (view.error != wire::ErrorCode::Ok) return;
+  const auto* frame = view.envelope->message_as_ServerFrame();
+  if (frame == nullptr || frame->snapshot() == nullptr) return;
+  const wire::Snapshot& s = *frame->snapshot();
+  std::span<const wire::EntityState> changed;
+  std::span<const std::uint32_t> removed;
+  if (s.changed() != nullptr)
+    changed = {reinterpret_cast<const wire::EntityState*>(s.changed()->Data()), s.changed()->size()};
+  if (s.removed() != nullptr) removed = {s.removed()->data(), s.removed()->size()};
+  check(held, changed, removed, apply_delta(held, s));
+}
+
+}  // namespace
+}  // namespace shiftcast::fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace shiftcast;
+  using namespace shiftcast::fuzz;
+  Input in(data, size);
+  SnapshotState held;
+  std::uint32_t id = 0;
+  for (int n = in.u8() % 65; n > 0; --n) {
+    id += 1 + in.u8() % 8;
+    held.push_back(entity(id, in));
+  }
+  const std::uint8_t mode = in.u8();
+  if (mode & 1) {
+    apply_frame(held, copy(in.rest()));
+    return 0;
+  }
+  std::vector<wire::EntityState> changed;
+  for (int n = in.u8() % 65; n > 0; --n) {
+    const std::uint32_t changed_id = in.u16() % 600;
+    changed.push_back(entity(changed_id, in));
+  }
+  std::vector<std::uint32_t> removed;
+  for (int n = in.u8() % 65; n > 0; --n)
+    removed.push_back(in.u16() % 600);
+  check(held, changed, removed, apply_delta(held, changed, removed));
+  apply_frame(held, server_frame(changed, removed));
+  return 0;
+}

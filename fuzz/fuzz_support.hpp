@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "protocol/crypto.hpp"
+#include "tests/support/fixed_keys.hpp"
 
 namespace shiftcast::fuzz {
 
@@ -34,20 +35,6 @@ inline constexpr std::uint64_t kClient = 42;
 // "Now" for every target, in unix seconds; the fixed tokens expire an hour later.
 inline constexpr std::uint64_t kNowUnix = 1'700'000'000;
 inline constexpr std::uint64_t kTokenExpiry = kNowUnix + 3600;
-
-inline Key fixed_key(std::uint8_t seed) {
-  Key k;
-  for (std::size_t i = 0; i < k.size(); ++i)
-    k[i] = static_cast<std::uint8_t>(seed * 31 + i);
-  return k;
-}
-
-inline TokenNonce fixed_nonce(std::uint8_t seed) {
-  TokenNonce n;
-  for (std::size_t i = 0; i < n.size(); ++i)
-    n[i] = static_cast<std::uint8_t>(seed * 17 + i);
-  return n;
-}
 
 // The token, challenge and packet keys every target uses.
 inline const Key kTokenKey = fixed_key(1);

@@ -18,6 +18,7 @@
 #include "protocol/handshake.hpp"
 #include "protocol/packet.hpp"
 #include "server/client_connection.hpp"
+#include "tests/support/fixed_keys.hpp"
 
 namespace shiftcast::channel_test {
 
@@ -29,20 +30,6 @@ inline constexpr std::uint64_t kClient = 42;
 inline constexpr EntityId kOwnEntity = 1;
 inline constexpr double kTickSeconds = 1.0 / 30.0;
 inline constexpr double kYawPerCommand = 0.001;  // commands carry their sequence in the yaw, to check order
-
-inline Key fixed_key(std::uint8_t seed) {
-  Key k;
-  for (std::size_t i = 0; i < k.size(); ++i)
-    k[i] = static_cast<std::uint8_t>(seed * 31 + i);
-  return k;
-}
-
-inline TokenNonce fixed_nonce(std::uint8_t seed) {
-  TokenNonce n;
-  for (std::size_t i = 0; i < n.size(); ++i)
-    n[i] = static_cast<std::uint8_t>(seed * 17 + i);
-  return n;
-}
 
 inline ConnectToken make_token(double valid_seconds = 120) {
   return issue_connect_token(fixed_key(1), kServerAddress, kMatch, kClient,

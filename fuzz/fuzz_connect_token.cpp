@@ -19,7 +19,7 @@ std::vector<std::uint8_t> request_datagram(std::uint32_t match, std::uint64_t cl
                                            std::uint64_t expires_at, std::span<const std::uint8_t> sealed) {
   using namespace shiftcast;
   flatbuffers::FlatBufferBuilder fbb;
-  const TokenNonce n = fuzz::fixed_nonce(2);
+  const TokenNonce n = fixed_nonce(2);
   const auto nonce = fbb.CreateVector(n.data(), n.size());
   const auto s = fbb.CreateVector(sealed.data(), sealed.size());
   const auto body = wire::CreateConnectionRequest(fbb, match, client, expires_at, nonce, s);

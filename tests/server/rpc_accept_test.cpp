@@ -16,6 +16,11 @@ namespace {
 
 // Finding: the RPC accept loop spun on persistent errors such as EMFILE.
 TEST(RpcAcceptTest, OutOfDescriptorsIsCountedAndRetriedAfterAPauseNotInALoop) {
+#ifdef SHIFTCAST_SANITIZE
+  // UBSan's vptr check probes memory through a pipe; with every descriptor taken it reports a false
+  // "invalid vptr" on the first type it meets in the window. The Release run of this test is the check.
+  GTEST_SKIP() << "descriptor exhaustion under UBSan";
+#endif
   SimMatchDirectory directory({});
   RpcSettings s;
   s.open_reads = true;

@@ -33,15 +33,9 @@ std::shared_ptr<Match> Match::create(const MatchSettings& settings, asio::io_con
                                      UdpEndpoint& endpoint, const MatchServices& services,
                                      std::string* error) {
   std::shared_ptr<Match> match(new Match(settings, worker, endpoint, services));
-  SimulationConfig sim;
-  sim.tick_rate = settings.tick_rate;
-  MatchSceneConfig scene;
-  scene.players = 0;
-  scene.projectiles = 0;
-  scene.props = settings.props;
-  scene.seed = settings.seed;
-  MatchSceneResult made = MatchScene::create(settings.level->compiled.tree, settings.level->compiled.level,
-                                             settings.level->navmesh.get(), sim, scene);
+  MatchSceneResult made = make_hosted_match_scene(
+      settings.level->compiled.tree, settings.level->compiled.level, settings.level->navmesh.get(),
+      {settings.tick_rate, settings.props, settings.seed});
   if (!made.ok()) {
     if (error != nullptr) *error = made.error;
     return nullptr;
@@ -49,6 +43,7 @@ std::shared_ptr<Match> Match::create(const MatchSettings& settings, asio::io_con
   match->scene_ = std::move(made.scene);
   if (settings.level->navmesh != nullptr) match->nav_ = std::make_unique<NavQuery>(*settings.level->navmesh);
   match->spawn_rng_ = settings.seed;
+  if (!settings.recording_directory.empty()) match->open_recording();
   return match;
 }
 
@@ -135,6 +130,7 @@ void Match::run_tick() {
   apply_inputs();
   Simulation& sim = scene_->simulation();
   sim.step();
+  if (recorder_) recorder_->end_tick(sim);
   dispatch_contacts();
   if (sim.tick() % std::uint64_t(snapshot_every_) == 0) {
     send_frames();
@@ -159,8 +155,10 @@ void Match::apply_inputs() {
   Simulation& sim = scene_->simulation();
   std::lock_guard lock(view_ticks_mutex_);
   for (auto& [client_id, client] : clients_) {
-    if (std::optional<PlayerInput> input = client.connection->next_input())
+    if (std::optional<PlayerInput> input = client.connection->next_input()) {
       sim.set_input(client.entity, *input);
+      if (recorder_) recorder_->commands(client.entity, std::span(&*input, 1));
+    }
     view_ticks_[client_id] = client.connection->view_tick();
   }
 }
@@ -235,6 +233,7 @@ void Match::drop_closed_connections() {
       }
       spdlog::info("match {}: client {} left ({})", settings_.id, it->first, to_string(reason));
       sim.remove(it->second.entity);
+      if (recorder_) recorder_->leave(it->second.entity);
       {
         std::lock_guard lock(view_ticks_mutex_);
         view_ticks_.erase(it->first);
@@ -320,6 +319,8 @@ wire::ErrorCode Match::on_connect(const AcceptedChallenge& accepted, const udp::
       return wire::ErrorCode::MatchFull;
     }
     entity = spawn_player();
+    if (const Entity* e = sim.find(entity); recorder_ && e != nullptr)
+      recorder_->join(entity, e->pose.position, e->pose.yaw);
   }
   ConnectionParams params{settings_.id,
                           accepted.client_id,
@@ -430,11 +431,41 @@ void Match::finish(wire::ErrorCode reason) {
   ended_.store(true);
   feed_->end(settings_.id);
   spdlog::info("match {}: ended ({})", settings_.id, to_string(reason));
+  if (recorder_) recorder_->close();
   // Taken out first: a completion may end the registry's last reference to this match.
   std::vector<std::function<void()>> completions = std::move(completions_);
   completions_.clear();
   for (auto& done : completions)
     done();
+}
+
+// ------------------------------------------------------------------------------------------ recording
+
+void Match::open_recording() {
+  const Simulation& sim = scene_->simulation();
+  RecordingHeader h;
+  h.level_name = settings_.level->name;
+  h.level_hash = fnv1a64(serialize_compiled_level(settings_.level->compiled));
+  h.match_id = settings_.id;
+  h.tick_rate = settings_.tick_rate;
+  h.snapshot_rate = settings_.snapshot_rate;
+  h.max_players = settings_.max_players;
+  h.props = settings_.props;
+  h.seed = settings_.seed;
+  h.level_check_period = sim.config().level_check_period;
+  h.start_tick = sim.tick();
+  h.start_hash = sim.state_hash();
+  std::string error;
+  recorder_ = MatchRecorder::open(settings_.recording_directory, h, &error);
+  if (recorder_ == nullptr) {
+    spdlog::warn("match {}: not recorded: {}", settings_.id, error);
+  } else {
+    spdlog::info("match {}: recording to {}", settings_.id, recorder_->path());
+  }
+}
+
+void Match::record_query(const RecordedQuery& query) const {
+  if (recorder_) recorder_->post_query(query);
 }
 
 }  // namespace shiftcast

@@ -29,6 +29,7 @@
 #include "server/client_connection.hpp"
 #include "server/hosted_level.hpp"
 #include "server/match_directory.hpp"
+#include "server/match_recorder.hpp"
 #include "server/metrics.hpp"
 #include "server/rejections.hpp"
 #include "world/match_scene.hpp"
@@ -48,6 +49,7 @@ struct MatchSettings {
   ConnectionSettings connection;
   double shutdown_flush_s = 1;
   std::size_t max_subscriptions = 0;  // contact subscriptions on this match, 0: no bound
+  std::string recording_directory;    // non-empty: record the match there (server/match_recorder.hpp)
 };
 
 struct MatchServices {
@@ -101,6 +103,8 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   ContactFeed& contact_feed() override { return *feed_; }
   MatchHealth health() const override;
   bool ended() const override { return ended_.load(); }
+  bool records_queries() const override { return recorder_ != nullptr; }
+  void record_query(const RecordedQuery& query) const override;
   bool ending() const { return end_requested_.load(); }  // end() was called (it may still be flushing)
   // Any thread: `client_id` is connected here from `from` (a packet from anyone else is refused unposted).
   bool admits(std::uint64_t client_id, const boost::asio::ip::udp::endpoint& from) const {
@@ -177,6 +181,11 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   std::shared_ptr<Gauge> players_gauge_;
   std::array<std::shared_ptr<Counter>, kFilterStageCount> filter_tests_{};
   SimulationCounters last_counters_{};
+
+  // Recording (docs/replay.md): null unless MatchSettings::recording_directory was set. The worker owns
+  // it; RPC threads only post queries to it, and it lives until the match object does.
+  std::unique_ptr<MatchRecorder> recorder_;
+  void open_recording();
 };
 
 }  // namespace shiftcast

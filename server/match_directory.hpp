@@ -18,6 +18,7 @@
 #include "collision/bsp_tree.hpp"
 #include "server/contact_feed.hpp"
 #include "shiftcast_generated.h"
+#include "world/match_recording.hpp"
 #include "world/tick_history.hpp"
 
 namespace shiftcast {
@@ -69,6 +70,9 @@ class MatchHandle {
   virtual ContactFeed& contact_feed() = 0;
   virtual MatchHealth health() const = 0;
   virtual bool ended() const = 0;
+  // A query this match answered, for its recording (docs/replay.md); any thread. Default: not recorded.
+  virtual bool records_queries() const { return false; }
+  virtual void record_query(const RecordedQuery& /*query*/) const {}
 };
 
 class MatchDirectory {

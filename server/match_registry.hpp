@@ -38,6 +38,7 @@ struct MatchDefaults {
   ConnectionSettings connection;
   double shutdown_flush_s = 1;
   std::size_t max_subscriptions_per_match = 1024;  // contact subscriptions on one match
+  std::string recording_directory;                 // non-empty: every match is recorded there
 };
 
 class MatchRegistry final : public MatchDirectory {

@@ -157,6 +157,35 @@ QueryAnswer answered(wire::Message type, flatbuffers::Offset<Reply> reply) {
   return a;
 }
 
+// The recording hook (docs/replay.md): what the query was, the tick it was judged at and what it saw.
+RecordedQuery recorded(RecordedQueryKind kind, const RewindView& view, const QueryFilter& filter) {
+  RecordedQuery q;
+  q.kind = kind;
+  q.tick_used = view.tick_used;
+  q.layers = filter.mask;
+  q.ignore = filter.ignore;
+  q.include_level = filter.level;
+  return q;
+}
+
+void set_shape(RecordedQuery& q, const QueryShape& s) {
+  q.yaw = s.yaw;
+  q.shape_kind = std::uint8_t(s.shape.kind);
+  q.shape_offset = s.shape.offset;
+  q.shape_radius = s.shape.radius;
+  q.shape_height = s.shape.height;
+  q.shape_half_extents = s.shape.half_extents;
+}
+
+void set_hit(RecordedQuery& q, const WorldHit& h) {
+  q.hit = h.trace.hit;
+  q.entity = h.entity;
+  q.brush = h.trace.brush;
+  q.fraction = h.trace.fraction;
+  q.point = h.trace.end_position;
+  q.normal = h.trace.normal;
+}
+
 QueryError unknown_match(std::uint32_t id) {
   return {wire::ErrorCode::UnknownMatch, fmt::format("no match {}", id)};
 }
@@ -233,6 +262,14 @@ QueryAnswer answer_raycast(const MatchHandle& match, const wire::RaycastRequest&
   const WorldHit hit = world_raycast(match.level_tree(), entities_of(at.view, scratch), origin, direction,
                                      max_distance, read_filter(request.filter()));
   if (QueryError e = world_status(hit.trace.status); !e.ok()) return refused(std::move(e));
+  if (match.records_queries()) {
+    RecordedQuery q = recorded(RecordedQueryKind::kRaycast, at.view, read_filter(request.filter()));
+    q.origin = origin;
+    q.target = direction;
+    q.max_distance = max_distance;
+    set_hit(q, hit);
+    match.record_query(q);
+  }
   const auto hit_offset = query_hit(fbb, hit);
   const auto rewind = rewind_info(fbb, at.view);
   return answered(wire::Message::RaycastReply, wire::CreateRaycastReply(fbb, hit_offset, rewind));
@@ -253,6 +290,14 @@ QueryAnswer answer_sweep(const MatchHandle& match, const wire::SweepRequest& req
       world_sweep(match.level_tree(), entities_of(at.view, scratch), turned.shape(), to_vec(*request.from()),
                   to_vec(*request.to()), read_filter(request.filter()));
   if (QueryError e = world_status(hit.trace.status); !e.ok()) return refused(std::move(e));
+  if (match.records_queries()) {
+    RecordedQuery q = recorded(RecordedQueryKind::kSweep, at.view, read_filter(request.filter()));
+    q.origin = to_vec(*request.from());
+    q.target = to_vec(*request.to());
+    set_shape(q, shape);
+    set_hit(q, hit);
+    match.record_query(q);
+  }
   const auto hit_offset = query_hit(fbb, hit);
   const auto rewind = rewind_info(fbb, at.view);
   return answered(wire::Message::SweepReply, wire::CreateSweepReply(fbb, hit_offset, rewind));
@@ -270,6 +315,15 @@ QueryAnswer answer_overlap(const MatchHandle& match, const wire::OverlapRequest&
       world_overlap(match.level_tree(), entities_of(at.view, scratch), shape.shape,
                     Pose{to_vec(*request.position()), shape.yaw}, read_filter(request.filter()));
   if (QueryError e = world_status(overlap.status); !e.ok()) return refused(std::move(e));
+  if (match.records_queries()) {
+    RecordedQuery q = recorded(RecordedQueryKind::kOverlap, at.view, read_filter(request.filter()));
+    q.origin = to_vec(*request.position());
+    set_shape(q, shape);
+    q.hit = overlap.brush != kNoBrush || !overlap.entities.empty();
+    q.brush = overlap.brush;
+    q.overlapped = overlap.entities;
+    match.record_query(q);
+  }
   const auto entities = fbb.CreateVector(overlap.entities);
   const auto rewind = rewind_info(fbb, at.view);
   return answered(wire::Message::OverlapReply,

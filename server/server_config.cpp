@@ -193,6 +193,7 @@ const std::array kServerSettings{
       kWholeSeconds},
     S{"log", "level", "log-level", &ServerConfig::log_level, {}, check_log_level},
     S{"shutdown", "flush_s", "shutdown-flush-s", &ServerConfig::shutdown_flush_s, {0, kMaxTimeoutSeconds}},
+    S{"recording", "directory", "recording-directory", &ServerConfig::recording_directory},
     // The HTTP listener and contact subscriptions under abuse.
     S{"http", "max_connections", "http-max-connections", &ServerConfig::http_max_connections, kSlots},
     S{"http", "max_connections_per_source", "http-max-connections-per-source",

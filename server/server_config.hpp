@@ -120,6 +120,10 @@ struct ServerConfig {
   // [shutdown]
   double shutdown_flush_s = 1;  // how long to wait for clients to acknowledge their last events
 
+  // [recording] (docs/replay.md): every match records its commands and queries into this directory
+  // (relative to the config file); empty: off.
+  std::string recording_directory;
+
   std::vector<LevelConfig> levels;          // [[level]]
   std::vector<InitialMatchConfig> matches;  // [[match]]: created at startup
 

@@ -133,6 +133,19 @@ MatchSceneResult MatchScene::create(const BspTree& tree, const Level& level, con
   return result;
 }
 
+MatchSceneResult make_hosted_match_scene(const BspTree& tree, const Level& level, const NavMesh* navmesh,
+                                         const HostedMatchSetup& setup) {
+  SimulationConfig sim;
+  sim.tick_rate = setup.tick_rate;
+  sim.level_check_period = setup.level_check_period;
+  MatchSceneConfig scene;
+  scene.players = 0;
+  scene.projectiles = 0;
+  scene.props = setup.props;
+  scene.seed = setup.seed;
+  return MatchScene::create(tree, level, navmesh, sim, scene);
+}
+
 std::uint32_t MatchScene::next() {
   // splitmix32: a Weyl step hashed; fixed, platform-independent, and any state (0 included) is fine.
   rng_state_ += 0x9e3779b9u;

@@ -90,6 +90,20 @@ struct MatchSceneResult {
   bool ok() const { return scene != nullptr; }
 };
 
+// A hosted match's scene (server/match.cpp) and its replay (world/replay_command.cpp) are built by this
+// one function, so a recording re-runs on exactly the world the server ran: no players or projectiles
+// (clients join later), the match's props from its seed, settled. Only the tick rate and the level-check
+// period differ from SimulationConfig's defaults (the period's default depends on the build, so a replay
+// passes the recorded one).
+struct HostedMatchSetup {
+  int tick_rate = 64;
+  int props = 0;
+  std::uint32_t seed = 1;
+  int level_check_period = kDefaultLevelCheckPeriod;
+};
+MatchSceneResult make_hosted_match_scene(const BspTree& tree, const Level& level, const NavMesh* navmesh,
+                                         const HostedMatchSetup& setup);
+
 class MatchScene {
  public:
   // Fails (with the reason) when the level has no navmesh or no player can be placed.

@@ -426,10 +426,11 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
                            "http-request-timeout-s",
                            "http-idle-timeout-s",
                            "rpc-max-subscriptions-per-connection",
-                           "rpc-max-subscriptions-per-match"}) {
+                           "rpc-max-subscriptions-per-match",
+                           "recording-directory"}) {
     EXPECT_NE(std::find(flags.begin(), flags.end(), flag), flags.end()) << flag;
   }
-  EXPECT_EQ(flags.size(), 53u);
+  EXPECT_EQ(flags.size(), 54u);
 }
 
 TEST_F(ConfigDir, BadOverridesAreRefusedAtOnce) {

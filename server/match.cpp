@@ -445,7 +445,7 @@ void Match::open_recording() {
   const Simulation& sim = scene_->simulation();
   RecordingHeader h;
   h.level_name = settings_.level->name;
-  h.level_hash = fnv1a64(serialize_compiled_level(settings_.level->compiled));
+  h.level_hash = level_fingerprint(settings_.level->compiled);
   h.match_id = settings_.id;
   h.tick_rate = settings_.tick_rate;
   h.snapshot_rate = settings_.snapshot_rate;

@@ -35,6 +35,7 @@
 
 #include "world/compiled_level.hpp"
 #include "world/query_csv.hpp"
+#include "world/replay_command.hpp"
 #include "world/simulate_command.hpp"
 
 namespace {
@@ -50,7 +51,8 @@ constexpr const char* kUsage =
     "  shiftcast-level bench LEVEL QUERIES.csv [--seconds S]\n"
     "  shiftcast-level simulate LEVEL [--players N] [--projectiles N] [--props N] [--tick-rate HZ]\n"
     "                           [--seconds S] [--seed N] [--scene match|landing] [--json FILE]\n"
-    "                           [--filter-timing]\n";
+    "                           [--filter-timing]\n"
+    "  shiftcast-level replay FILE [--level PATH] [--until TICK] [--entity ID] [--queries]\n";
 
 constexpr double kDefaultBenchSeconds = 1.0;
 
@@ -404,6 +406,7 @@ int main(int argc, char** argv) try {
   if (command == "query") return run_query_command(argc, argv);
   if (command == "bench") return run_bench(argc, argv);
   if (command == "simulate") return run_simulate_command(argc, argv);
+  if (command == "replay") return run_replay_command(argc, argv);
   if (command == "--help" || command == "-h" || command == "help") {
     std::fputs(kUsage, stdout);
     return kExitOk;

@@ -226,6 +226,13 @@ std::uint64_t fnv1a64(std::span<const std::uint8_t> bytes) {
   return h;
 }
 
+std::uint64_t level_fingerprint(const CompiledLevel& level) {
+  CompiledLevel copy = level;
+  copy.bsp_stats.build_ms = 0;
+  copy.navmesh_build_ms = 0;
+  return fnv1a64(serialize_compiled_level(copy));
+}
+
 const char* to_string(RecordedQueryKind kind) {
   switch (kind) {
     case RecordedQueryKind::kRaycast:

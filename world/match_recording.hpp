@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "collision/vec3.hpp"
+#include "world/compiled_level.hpp"
 #include "world/entity.hpp"
 #include "world/player_input.hpp"
 
@@ -34,12 +35,15 @@ inline constexpr char kRecordingMagic[4] = {'S', 'C', 'R', 'P'};
 // beyond it is corruption, refused before anything is allocated.
 inline constexpr std::uint32_t kMaxRecordBytes = 16u << 20;
 
-// FNV-1a 64 over bytes: the level's fingerprint in the header (over its compiled bytes).
+// FNV-1a 64 over bytes.
 std::uint64_t fnv1a64(std::span<const std::uint8_t> bytes);
+// The level's fingerprint in the header: fnv1a64 of its compiled bytes with the build timings zeroed
+// (they are measurements, different on every import of the same source).
+std::uint64_t level_fingerprint(const CompiledLevel& level);
 
 struct RecordingHeader {
   std::string level_name;
-  std::uint64_t level_hash = 0;  // fnv1a64(serialize_compiled_level(level))
+  std::uint64_t level_hash = 0;  // level_fingerprint(level)
   std::uint32_t match_id = 0;
   std::int32_t tick_rate = 64;
   std::int32_t snapshot_rate = 32;

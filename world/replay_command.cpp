@@ -20,13 +20,14 @@ namespace shiftcast {
 namespace {
 
 constexpr const char* kReplayUsage =
-    "usage: shiftcast-level replay FILE [--level PATH] [--until TICK] [--entity ID] [--queries]\n"
+    "usage: shiftcast-level replay FILE [--level PATH] [--until TICK] [--entity ID] [--queries] [--any-level]\n"
     "  FILE       a match recording (.scrp, docs/replay.md)\n"
     "  --level    the level it ran on (default: NAME.level, data/openarena/maps/NAME.bsp,\n"
     "             configs/levels/NAME.map for the recorded NAME)\n"
     "  --until    stop after TICK: print the entities and the shot audit up to it\n"
     "  --entity   print only this entity and the queries that hit it\n"
-    "  --queries  audit every recorded query (re-answered on the replayed history)\n";
+    "  --queries  audit every recorded query (re-answered on the replayed history)\n"
+    "  --any-level  replay even when the level's fingerprint differs (the hashes still judge)\n";
 
 int usage_error(const std::string& what) {
   std::fprintf(stderr, "shiftcast-level replay: %s\n%s", what.c_str(), kReplayUsage);
@@ -114,7 +115,7 @@ ReplayResult replay_recording(const Recording& recording, const CompiledLevel& l
   ReplayResult r;
   const RecordingHeader& h = recording.header;
   const std::uint64_t fingerprint = level_fingerprint(level);
-  if (fingerprint != h.level_hash) {
+  if (options.check_level && fingerprint != h.level_hash) {
     r.error = ReplayError::kWrongLevel;
     char text[160];
     std::snprintf(text, sizeof text,
@@ -270,6 +271,7 @@ int run_replay_command(int argc, char** argv) {
   std::optional<std::uint64_t> until;
   std::optional<EntityId> entity;
   bool queries = false;
+  bool any_level = false;
   for (int i = 2; i < argc; ++i) {
     const std::string_view arg = argv[i];
     const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
@@ -297,6 +299,8 @@ int run_replay_command(int argc, char** argv) {
       entity = EntityId(id);
     } else if (arg == "--queries") {
       queries = true;
+    } else if (arg == "--any-level") {
+      any_level = true;
     } else if (!arg.starts_with("-") && file.empty()) {
       file = arg;
     } else {
@@ -349,6 +353,7 @@ int run_replay_command(int argc, char** argv) {
   ReplayOptions options;
   options.until = until;
   options.audit_queries = queries || until.has_value();
+  options.check_level = !any_level;
   options.on_tick = [](const Simulation& sim, const RecordedTick& t) {
     const TickStats& s = sim.last_tick();
     if (s.invariant_violations > 0 || s.replacements > 0 || t.invariant_violations > 0) {

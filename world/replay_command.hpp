@@ -1,7 +1,7 @@
 // `shiftcast-level replay`: re-runs a match recording (world/match_recording.hpp, docs/replay.md) offline,
 // bit for bit, on the scene make_hosted_match_scene builds, checking every recorded state hash.
 //
-//   shiftcast-level replay FILE [--level PATH] [--until TICK] [--entity ID] [--queries]
+//   shiftcast-level replay FILE [--level PATH] [--until TICK] [--entity ID] [--queries] [--any-level]
 //
 //   --level    the level the match ran on (.level, .bsp, .map, .obj); default: the recorded name looked up
 //              as NAME.level, data/openarena/maps/NAME.bsp, configs/levels/NAME.map. Its fingerprint
@@ -10,6 +10,7 @@
 //              audit: every recorded query judged at or before T re-answered on the replayed history
 //   --entity   print only this entity (and only the queries that hit or ignore it)
 //   --queries  the shot audit over every recorded query, without stopping early
+//   --any-level  skip the fingerprint check (the state hashes still judge the replay)
 //
 // Invariant violations and re-placements are printed as they happen. Exit status: 0 when every hash
 // matched (and every audited query agreed), 1 at the first hash mismatch (tick, expected, got) or a bad
@@ -46,6 +47,9 @@ struct AuditedQuery {
 struct ReplayOptions {
   std::optional<std::uint64_t> until;  // stop after this tick
   bool audit_queries = true;
+  // false: replay even when the level's fingerprint differs (a recording made before the fingerprint
+  // ignored build timings); the state hashes still decide whether the replay is the match.
+  bool check_level = true;
   // Called after every replayed tick (tests and the command's per-tick report).
   std::function<void(const Simulation&, const RecordedTick&)> on_tick;
 };

@@ -230,6 +230,7 @@ std::uint64_t level_fingerprint(const CompiledLevel& level) {
   CompiledLevel copy = level;
   copy.bsp_stats.build_ms = 0;
   copy.navmesh_build_ms = 0;
+  copy.level.name.clear();  // the path it was loaded from: the same level from another directory
   return fnv1a64(serialize_compiled_level(copy));
 }
 

@@ -20,14 +20,17 @@ namespace shiftcast {
 namespace {
 
 constexpr const char* kReplayUsage =
-    "usage: shiftcast-level replay FILE [--level PATH] [--until TICK] [--entity ID] [--queries] [--any-level]\n"
+    "usage: shiftcast-level replay FILE [--level PATH] [--until TICK] [--entity ID] [--queries] "
+    "[--any-level]\n"
+    "                                   [--continue]\n"
     "  FILE       a match recording (.scrp, docs/replay.md)\n"
     "  --level    the level it ran on (default: NAME.level, data/openarena/maps/NAME.bsp,\n"
     "             configs/levels/NAME.map for the recorded NAME)\n"
     "  --until    stop after TICK: print the entities and the shot audit up to it\n"
     "  --entity   print only this entity and the queries that hit it\n"
     "  --queries  audit every recorded query (re-answered on the replayed history)\n"
-    "  --any-level  replay even when the level's fingerprint differs (the hashes still judge)\n";
+    "  --any-level  replay even when the level's fingerprint differs (the hashes still judge)\n"
+    "  --continue   after a hash mismatch, go on applying the recorded commands\n";
 
 int usage_error(const std::string& what) {
   std::fprintf(stderr, "shiftcast-level replay: %s\n%s", what.c_str(), kReplayUsage);
@@ -187,7 +190,13 @@ ReplayResult replay_recording(const Recording& recording, const CompiledLevel& l
     r.tick = sim.tick();
     r.invariant_violations += std::uint64_t(sim.last_tick().invariant_violations);
     if (options.on_tick) options.on_tick(sim, t);
-    if (sim.state_hash() != t.state_hash) {
+    if (sim.state_hash() != t.state_hash && !options.stop_at_mismatch) {
+      if (!r.first_mismatch) {
+        r.first_mismatch = t.tick;
+        r.expected_hash = t.state_hash;
+        r.got_hash = sim.state_hash();
+      }
+    } else if (sim.state_hash() != t.state_hash) {
       r.error = ReplayError::kHashMismatch;
       r.expected_hash = t.state_hash;
       r.got_hash = sim.state_hash();
@@ -272,6 +281,7 @@ int run_replay_command(int argc, char** argv) {
   std::optional<EntityId> entity;
   bool queries = false;
   bool any_level = false;
+  bool keep_going = false;
   for (int i = 2; i < argc; ++i) {
     const std::string_view arg = argv[i];
     const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
@@ -301,6 +311,8 @@ int run_replay_command(int argc, char** argv) {
       queries = true;
     } else if (arg == "--any-level") {
       any_level = true;
+    } else if (arg == "--continue") {
+      keep_going = true;
     } else if (!arg.starts_with("-") && file.empty()) {
       file = arg;
     } else {
@@ -354,11 +366,15 @@ int run_replay_command(int argc, char** argv) {
   options.until = until;
   options.audit_queries = queries || until.has_value();
   options.check_level = !any_level;
+  options.stop_at_mismatch = !keep_going;
   options.on_tick = [](const Simulation& sim, const RecordedTick& t) {
     const TickStats& s = sim.last_tick();
-    if (s.invariant_violations > 0 || s.replacements > 0 || t.invariant_violations > 0) {
-      std::printf("tick %" PRIu64 ": %d invariant violations, %d re-placements (the server counted %d, %d)\n",
-                  sim.tick(), s.invariant_violations, s.replacements, t.invariant_violations, t.replacements);
+    if (s.invariant_violations > 0 || s.replacements > 0 || t.invariant_violations > 0 || s.skin_guards > 0) {
+      std::printf("tick %" PRIu64
+                  ": %d invariant violations, %d re-placements (the server counted %d, %d)"
+                  ", %d skin guards\n",
+                  sim.tick(), s.invariant_violations, s.replacements, t.invariant_violations, t.replacements,
+                  s.skin_guards);
     }
   };
   const ReplayResult r = replay_recording(rec, level, navmesh.get(), options, [&](const Simulation& sim) {
@@ -386,6 +402,13 @@ int run_replay_command(int argc, char** argv) {
   if (r.error == ReplayError::kHashMismatch) {
     std::printf("MISMATCH at tick %" PRIu64 ": expected 0x%016" PRIx64 ", got 0x%016" PRIx64 "\n", r.tick,
                 r.expected_hash, r.got_hash);
+    return kExitBadInput;
+  }
+  if (r.first_mismatch) {
+    std::printf("replayed %" PRIu64 " ticks to tick %" PRIu64 "; the first mismatch was at tick %" PRIu64
+                " (expected 0x%016" PRIx64 ", got 0x%016" PRIx64 "); %" PRIu64 " invariant violations\n",
+                r.ticks_replayed, r.tick, *r.first_mismatch, r.expected_hash, r.got_hash,
+                r.invariant_violations);
     return kExitBadInput;
   }
   std::printf("replayed %" PRIu64 " ticks to tick %" PRIu64 ": every state hash matched; %" PRIu64

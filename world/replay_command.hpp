@@ -2,6 +2,7 @@
 // bit for bit, on the scene make_hosted_match_scene builds, checking every recorded state hash.
 //
 //   shiftcast-level replay FILE [--level PATH] [--until TICK] [--entity ID] [--queries] [--any-level]
+//   [--continue]
 //
 //   --level    the level the match ran on (.level, .bsp, .map, .obj); default: the recorded name looked up
 //              as NAME.level, data/openarena/maps/NAME.bsp, configs/levels/NAME.map. Its fingerprint
@@ -11,6 +12,7 @@
 //   --entity   print only this entity (and only the queries that hit or ignore it)
 //   --queries  the shot audit over every recorded query, without stopping early
 //   --any-level  skip the fingerprint check (the state hashes still judge the replay)
+//   --continue   go on after a hash mismatch (a changed simulation tried on recorded commands)
 //
 // Invariant violations and re-placements are printed as they happen. Exit status: 0 when every hash
 // matched (and every audited query agreed), 1 at the first hash mismatch (tick, expected, got) or a bad
@@ -50,6 +52,9 @@ struct ReplayOptions {
   // false: replay even when the level's fingerprint differs (a recording made before the fingerprint
   // ignored build timings); the state hashes still decide whether the replay is the match.
   bool check_level = true;
+  // false: a hash mismatch is noted (the first one in ReplayResult) and the replay goes on applying the
+  // recorded commands: how a changed simulation is tried on a recorded match (tests, --continue).
+  bool stop_at_mismatch = true;
   // Called after every replayed tick (tests and the command's per-tick report).
   std::function<void(const Simulation&, const RecordedTick&)> on_tick;
 };
@@ -72,6 +77,7 @@ struct ReplayResult {
   std::uint64_t got_hash = 0;
   std::uint64_t ticks_replayed = 0;
   std::uint64_t invariant_violations = 0;
+  std::optional<std::uint64_t> first_mismatch;  // stop_at_mismatch false: the first tick that differed
   std::vector<AuditedQuery> queries;
   bool ok() const { return error == ReplayError::kNone; }
 };

@@ -55,6 +55,12 @@ inline constexpr float kContactDistance = 0.25f;
 // way (world/world_query.hpp backed_off_end), so stopped entities touch (it is below kContactDistance)
 // and never start their next sweep inside each other (it is far above GJK's tolerance).
 inline constexpr float kEntitySkin = kSurfaceBackoff;
+// A move may not end nearer than this to an entity it started near unless it ends no nearer than it
+// started (world/entity_sweep.cpp, the skin guard): half the skin, so an ordinary slide at the skin
+// never trips it, and hundreds of times what time_of_impact's resting rule and float rounding can take
+// off the gap in one sweep (kToiRestingDepth, half an ulp of a coordinate), so it trips long before
+// the gap can reach zero.
+inline constexpr float kEntityRestGap = kEntitySkin / 2;
 
 // Release builds check each entity against the level every this many ticks (see SimulationConfig).
 inline constexpr int kReleaseLevelCheckPeriod = 8;
@@ -102,6 +108,7 @@ struct TickStats {
   int replacements = 0;
   int projectile_hits = 0;
   int toi_searches = 0;
+  int skin_guards = 0;  // moves blocked by the skin guard (kEntityRestGap)
 };
 
 struct SimulationCounters {
@@ -116,6 +123,7 @@ struct SimulationCounters {
   std::uint64_t projectiles_fired = 0;
   std::uint64_t projectile_hits = 0;
   std::uint64_t toi_searches = 0;
+  std::uint64_t skin_guards = 0;  // moves blocked by the skin guard (kEntityRestGap)
   std::uint64_t speed_clamps = 0;
   std::uint64_t refused_spawns = 0;  // add_* calls refused (SpawnRefusal)
   FilterStats filters;

@@ -111,6 +111,7 @@ struct SimulationState {
 
   // Scratch, reused every tick so the tick does not allocate in steady state.
   std::vector<EntityId> near;               // SimulationState::sweep's candidates
+  std::vector<std::size_t> near_start;      // sweep_among: convex candidates it starts near (skin guard)
   std::vector<EntityId> player_candidates;  // one player's move
   std::vector<EntityId> mover_candidates;   // one kinematic prop's swept box
   std::vector<PushedEntity> pushed;

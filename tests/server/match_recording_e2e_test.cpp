@@ -30,8 +30,8 @@ bool raycast_down(RpcTestClient& rpc, Vec3 o, std::uint64_t id) {
   const wire::Vec3f origin(o.x, o.y, o.z), direction(0, 0, -1);
   const auto filter = wire::CreateQueryFilter(fbb, kLayerAll, 0, true);
   const auto when = wire::CreateAsOf(fbb, wire::AsOfKind::Now, 0, 0);
-  const auto req =
-      wire::CreateRaycastRequest(fbb, 1, &origin, &direction, 400, filter, when, fbb.CreateString(dev_service_key()));
+  const auto req = wire::CreateRaycastRequest(fbb, 1, &origin, &direction, 400, filter, when,
+                                              fbb.CreateString(dev_service_key()));
   finish_envelope(fbb, wire::Message::RaycastRequest, req.Union(), id);
   if (!rpc.send(fbb)) return false;
   const auto bytes = rpc.receive();
@@ -56,7 +56,10 @@ TEST_F(MatchRecordingTest, ARecordedMatchReplaysBitForBitWithItsQueries) {
     const int commands = 48;
     for (int i = 0; i < commands; ++i) {
       PlayerInput ia{.forward = 1, .right = 0, .yaw = 0.05f * float(i), .pitch = 0, .buttons = 0};
-      PlayerInput ib{.forward = 1, .right = 0.5f, .yaw = -0.07f * float(i), .pitch = 0.1f,
+      PlayerInput ib{.forward = 1,
+                     .right = 0.5f,
+                     .yaw = -0.07f * float(i),
+                     .pitch = 0.1f,
                      .buttons = std::uint8_t(i % 12 == 0 ? kButtonJump | kButtonFire : 0)};
       a.send_command(ia, double(a.session().latest_snapshot_tick()));
       b.send_command(ib, double(b.session().latest_snapshot_tick()));
@@ -114,7 +117,8 @@ TEST_F(MatchRecordingTest, ARecordedMatchReplaysBitForBitWithItsQueries) {
   EXPECT_GT(player_hits, 0) << "the audit must cover shots that hit someone";
 
   // The wrong level: refused by its fingerprint before anything runs.
-  const CompiledLevel other = compile_file(std::string(SHIFTCAST_SOURCE_DIR) + "/configs/levels/valve220_room.map");
+  const CompiledLevel other =
+      compile_file(std::string(SHIFTCAST_SOURCE_DIR) + "/configs/levels/valve220_room.map");
   EXPECT_EQ(replay_recording(rec, other, nullptr, {}).error, ReplayError::kWrongLevel);
 
   // One state hash changed: the replay stops at that tick and says what it expected.

@@ -65,6 +65,13 @@ class In {
   bool done() const { return at_ == p_.size(); }
   std::size_t left() const { return p_.size() - at_; }
   std::uint8_t u8() { return std::uint8_t(take(1)); }
+  // 0 or 1 only: any other byte would read as true and be written back as 1, a file that does not
+  // round-trip.
+  bool flag() {
+    const std::uint8_t v = u8();
+    if (v > 1) bad_ = true;
+    return v == 1;
+  }
   std::uint32_t u32() { return std::uint32_t(take(4)); }
   std::uint64_t u64() { return take(8); }
   std::int32_t i32() { return std::int32_t(u32()); }
@@ -186,7 +193,7 @@ RecordedQuery get_query(In& in) {
   q.tick_used = in.f64();
   q.layers = in.u32();
   q.ignore = in.u32();
-  q.include_level = in.u8() != 0;
+  q.include_level = in.flag();
   q.origin = in.vec();
   q.target = in.vec();
   q.max_distance = in.f32();
@@ -196,7 +203,7 @@ RecordedQuery get_query(In& in) {
   q.shape_radius = in.f32();
   q.shape_height = in.f32();
   q.shape_half_extents = in.vec();
-  q.hit = in.u8() != 0;
+  q.hit = in.flag();
   q.entity = in.u32();
   q.brush = in.i32();
   q.fraction = in.f32();

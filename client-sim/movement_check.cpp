@@ -11,7 +11,12 @@ constexpr float kQuantizationHalfStep = kPositionQuantum / 2;
 }  // namespace
 
 MovementCheck::MovementCheck(const MotorConfig& config, const LevelMotorWorld& world, float dt)
-    : config_(config), world_(world), dt_(dt) {}
+    : config_(config), world_(world, config), dt_(dt) {}
+
+Vec3 MovementCheck::step(Vec3 feet, float yaw, MotorState& state, const PlayerInput& input) {
+  world_.begin_move(feet, yaw);
+  return move_character(config_, world_, feet, state, input, dt_).position;
+}
 
 void MovementCheck::start(Vec3 feet, std::uint64_t last_sequence) {
   started_ = true;
@@ -23,8 +28,8 @@ void MovementCheck::start(Vec3 feet, std::uint64_t last_sequence) {
 }
 
 Vec3 MovementCheck::predict(std::uint64_t sequence, const PlayerInput& input) {
-  const MotorResult r = move_character(config_, world_, feet_, state_, input, dt_);
-  feet_ = r.position;
+  feet_ = step(feet_, yaw_, state_, input);
+  yaw_ = input.yaw;
   last_sequence_ = sequence;
   Predicted& p = slot(sequence);
   p.sequence = sequence;
@@ -51,9 +56,11 @@ std::optional<float> MovementCheck::on_authoritative(std::uint64_t acked, Vec3 p
   at.feet = settle(position);
   Vec3 feet = at.feet;
   MotorState state = at.state;
+  float yaw = at.input.yaw;
   for (std::uint64_t s = acked + 1; s <= last_sequence_; ++s) {
     Predicted& p = slot(s);
-    feet = move_character(config_, world_, feet, state, p.input, dt_).position;
+    feet = step(feet, yaw, state, p.input);
+    yaw = p.input.yaw;
     p.feet = feet;
     p.state = state;
   }

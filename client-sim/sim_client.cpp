@@ -181,6 +181,9 @@ void SimClient::on_new_snapshot() {
   self_index_ = -1;
   const std::uint32_t own = session_.own_entity();
   Vec3 own_feet{};
+  // The prediction is blocked by the other players where this snapshot shows them, as a game client's.
+  PredictionWorld& prediction = movement_.world();
+  prediction.clear_players();
   for (const wire::EntityState& e : session_.world_state()) {
     if (e.kind() != kPlayerKind) continue;
     const wire::Vec3f p = dequantize_position(e.position());
@@ -188,6 +191,8 @@ void SimClient::on_new_snapshot() {
     if (e.id() == own) {
       self_index_ = int(players_.size());
       own_feet = feet;
+    } else {
+      prediction.add_player({e.id(), feet, dequantize_yaw(e.yaw())});
     }
     players_.push_back(feet);
   }

@@ -1,0 +1,70 @@
+#include "client-sim/prediction_world.hpp"
+
+#include "collision/narrow_phase.hpp"
+#include "world/entity_sweep.hpp"
+#include "world/simulation.hpp"
+
+namespace shiftcast {
+
+PredictionWorld::PredictionWorld(const LevelMotorWorld& level, const MotorConfig& config)
+    : level_(level), shape_(player_shape(config)) {
+  Entity probe;
+  probe.shape = shape_;
+  compute_entity_bounds(probe);
+  cull_radius_ = 2 * (probe.bound_radius + length(probe.local_center)) + kContactDistance;
+}
+
+void PredictionWorld::set_players(std::span<const SnapshotPlayer> players) {
+  clear_players();
+  for (const SnapshotPlayer& p : players)
+    add_player(p);
+}
+
+void PredictionWorld::clear_players() {
+  others_.clear();
+  left_out_.clear();
+}
+
+void PredictionWorld::add_player(const SnapshotPlayer& p) {
+  // As Simulation::add_player makes a player, so the per-entity step sees what the server's sees.
+  Entity e;
+  e.id = p.id;
+  e.kind = EntityKind::kPlayer;
+  e.shape = shape_;
+  e.pose = {p.feet, p.yaw};
+  e.layer = kLayerPlayer;
+  e.mask = kMaskPlayer;
+  compute_entity_bounds(e);
+  others_.push_back(e);
+  left_out_.push_back(0);
+}
+
+void PredictionWorld::begin_move(Vec3 feet, float yaw) {
+  yaw_ = yaw;
+  const Pose own{feet, yaw};
+  for (std::size_t k = 0; k < others_.size(); ++k) {
+    const Entity& other = others_[k];
+    left_out_[k] = 0;
+    if (length(other.pose.position - feet) > cull_radius_) continue;
+    left_out_[k] = shape_distance(shape_, own, other.shape, other.pose).overlapping ? 1 : 0;
+  }
+}
+
+MotorHit PredictionWorld::sweep(Vec3 from, Vec3 to) const {
+  // The level exactly as the server's player sweep (SimulationState::sweep_among) asks it.
+  SweepHit best = sweep_level(level_.tree(), shape_, from, to);
+  if (best.start_solid && best.t == 0) return to_motor_hit(best);
+  // A distance cull: only players the swept cylinder can reach; the step's own bounding test follows.
+  const Vec3 lo = min(from, to) - Vec3{cull_radius_, cull_radius_, cull_radius_};
+  const Vec3 hi = max(from, to) + Vec3{cull_radius_, cull_radius_, cull_radius_};
+  for (std::size_t k = 0; k < others_.size(); ++k) {
+    const Vec3 p = others_[k].pose.position;
+    if (left_out_[k] != 0 || p.x < lo.x || p.y < lo.y || p.z < lo.z || p.x > hi.x || p.y > hi.y || p.z > hi.z)
+      continue;
+    const Entity& other = others_[k];
+    if (sweep_entity_step(other, {other.pose, other.pose}, shape_, yaw_, from, to, best)) ++entity_sweeps_;
+  }
+  return to_motor_hit(best);
+}
+
+}  // namespace shiftcast

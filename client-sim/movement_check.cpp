@@ -1,5 +1,7 @@
 #include "client-sim/movement_check.hpp"
 
+#include <algorithm>
+
 namespace shiftcast {
 
 namespace {
@@ -13,8 +15,11 @@ constexpr float kQuantizationHalfStep = kPositionQuantum / 2;
 MovementCheck::MovementCheck(const MotorConfig& config, const LevelMotorWorld& world, float dt)
     : config_(config), world_(world, config), dt_(dt) {}
 
-Vec3 MovementCheck::step(Vec3 feet, float yaw, MotorState& state, const PlayerInput& input) {
-  world_.begin_move(feet, yaw);
+Vec3 MovementCheck::step(std::uint64_t sequence, Vec3 feet, float yaw, MotorState& state,
+                         const PlayerInput& input) {
+  // One command per server tick: command `sequence` runs this many ticks after the snapshot's.
+  const std::uint64_t ahead = sequence > players_ack_ ? sequence - players_ack_ : 0;
+  world_.begin_move(feet, yaw, int(std::min<std::uint64_t>(ahead, kPredictionHistory)));
   return move_character(config_, world_, feet, state, input, dt_).position;
 }
 
@@ -24,11 +29,13 @@ void MovementCheck::start(Vec3 feet, std::uint64_t last_sequence) {
   state_ = {};
   last_sequence_ = last_sequence;
   last_sampled_ = last_sequence;
+  players_ack_ = last_sequence;
+  last_auth_ack_ = 0;
   history_.fill({});
 }
 
 Vec3 MovementCheck::predict(std::uint64_t sequence, const PlayerInput& input) {
-  feet_ = step(feet_, yaw_, state_, input);
+  feet_ = step(sequence, feet_, yaw_, state_, input);
   yaw_ = input.yaw;
   last_sequence_ = sequence;
   Predicted& p = slot(sequence);
@@ -40,6 +47,7 @@ Vec3 MovementCheck::predict(std::uint64_t sequence, const PlayerInput& input) {
 }
 
 std::optional<float> MovementCheck::on_authoritative(std::uint64_t acked, Vec3 position) {
+  if (started_ && acked > players_ack_ && acked <= last_sequence_) players_ack_ = acked;
   if (!started_ || acked <= last_sampled_ || acked > last_sequence_) return std::nullopt;
   last_sampled_ = acked;
   Predicted& at = slot(acked);
@@ -47,19 +55,36 @@ std::optional<float> MovementCheck::on_authoritative(std::uint64_t acked, Vec3 p
     // Older than the history: nothing to compare with or replay; take the server's word.
     feet_ = settle(position);
     ++corrections_;
+    last_auth_ack_ = acked;
+    last_auth_pos_ = position;
     return std::nullopt;
   }
   const float error = length(position - at.feet);
-  if (error <= kSnapshotQuantizationError) return error;
+  if (error <= kSnapshotQuantizationError) {
+    last_auth_ack_ = acked;
+    last_auth_pos_ = position;
+    return error;
+  }
 
   ++corrections_;
   at.feet = settle(position);
+  // The snapshot carries no velocity: keeping the predicted one would repeat the miss at every command
+  // until the next correction (a player the server stopped keeps running in the prediction). The
+  // server's horizontal displacement since the previous sample is the better guess. Vertical velocity is
+  // kept: a step up or down moves the feet without any vertical speed.
+  if (estimate_velocity_ && last_auth_ack_ != 0 && acked - last_auth_ack_ <= kMaxVelocityEstimateCommands) {
+    const Vec3 v = (position - last_auth_pos_) * (1.0f / (float(acked - last_auth_ack_) * dt_));
+    at.state.velocity.x = v.x;
+    at.state.velocity.y = v.y;
+  }
+  last_auth_ack_ = acked;
+  last_auth_pos_ = position;
   Vec3 feet = at.feet;
   MotorState state = at.state;
   float yaw = at.input.yaw;
   for (std::uint64_t s = acked + 1; s <= last_sequence_; ++s) {
     Predicted& p = slot(s);
-    feet = step(feet, yaw, state, p.input);
+    feet = step(s, feet, yaw, state, p.input);
     yaw = p.input.yaw;
     p.feet = feet;
     p.state = state;

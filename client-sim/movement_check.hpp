@@ -36,6 +36,8 @@ namespace shiftcast {
 inline constexpr std::size_t kPredictionHistory = 128;
 // The farthest a snapshot position can be from the server's own: half a quantum on each axis
 // (sqrt(3) / 2 quanta), plus the float rounding of dequantizing coordinates of a few thousand units.
+// A velocity estimated from two snapshots further apart than this many commands is too stale to use.
+inline constexpr std::uint64_t kMaxVelocityEstimateCommands = 4;
 inline constexpr float kSnapshotQuantizationError = 0.8661f * kPositionQuantum + 1.0f / 1024;
 
 class MovementCheck {
@@ -47,8 +49,14 @@ class MovementCheck {
   void start(Vec3 feet, std::uint64_t last_sequence);
   // The other players of the newest snapshot (ascending ids, self left out): what the next predictions
   // and corrections are blocked by.
-  void set_players(std::span<const SnapshotPlayer> players) { world_.set_players(players); }
+  void set_players(std::span<const SnapshotPlayer> players, std::uint64_t snapshot_tick = 0) {
+    world_.set_players(players, snapshot_tick);
+  }
   PredictionWorld& world() { return world_; }  // clear_players / add_player without a scratch vector
+  // A correction also takes the horizontal velocity from the server's positions (its displacement since
+  // the previous sample, at most kMaxVelocityEstimateCommands back) instead of the predicted one. Off:
+  // a correction moves the feet only (a teleport is then followed exactly).
+  void set_estimate_velocity(bool on) { estimate_velocity_ = on; }
   // Applies command `sequence` (the one after the last predicted) and returns the new feet.
   Vec3 predict(std::uint64_t sequence, const PlayerInput& input);
   // The server put the player at `position` after applying command `acked`. Returns the error sample
@@ -71,8 +79,9 @@ class MovementCheck {
   Predicted& slot(std::uint64_t sequence) { return history_[sequence % kPredictionHistory]; }
   // `position` from a snapshot, moved out of solid when quantization pushed it in.
   Vec3 settle(Vec3 position) const;
-  // One command from `feet`, the own player turned by `yaw` (its previous command's, as on the server).
-  Vec3 step(Vec3 feet, float yaw, MotorState& state, const PlayerInput& input);
+  // Command `sequence` from `feet`, the own player turned by `yaw` (its previous command's, as on the
+  // server), the other players extrapolated to the tick it runs at.
+  Vec3 step(std::uint64_t sequence, Vec3 feet, float yaw, MotorState& state, const PlayerInput& input);
 
   MotorConfig config_;
   PredictionWorld world_;
@@ -83,6 +92,10 @@ class MovementCheck {
   MotorState state_;
   std::uint64_t last_sequence_ = 0;
   std::uint64_t last_sampled_ = 0;
+  std::uint64_t players_ack_ = 0;
+  bool estimate_velocity_ = false;
+  std::uint64_t last_auth_ack_ = 0;  // the previous sample: acknowledged command and server position
+  Vec3 last_auth_pos_{};             // the command the newest snapshot (the players' poses) acknowledged
   std::uint64_t corrections_ = 0;
   std::array<Predicted, kPredictionHistory> history_{};
 };

@@ -1,5 +1,7 @@
 #include "client-sim/prediction_world.hpp"
 
+#include <algorithm>
+
 #include "collision/narrow_phase.hpp"
 #include "world/entity_sweep.hpp"
 #include "world/simulation.hpp"
@@ -14,14 +16,23 @@ PredictionWorld::PredictionWorld(const LevelMotorWorld& level, const MotorConfig
   cull_radius_ = 2 * (probe.bound_radius + length(probe.local_center)) + kContactDistance;
 }
 
-void PredictionWorld::set_players(std::span<const SnapshotPlayer> players) {
-  clear_players();
+void PredictionWorld::set_players(std::span<const SnapshotPlayer> players, std::uint64_t snapshot_tick) {
+  clear_players(snapshot_tick);
   for (const SnapshotPlayer& p : players)
     add_player(p);
 }
 
-void PredictionWorld::clear_players() {
+void PredictionWorld::clear_players(std::uint64_t snapshot_tick) {
+  if (snapshot_tick != tick_) {
+    previous_.clear();
+    for (std::size_t k = 0; k < others_.size(); ++k)
+      previous_.emplace_back(others_[k].id, shown_[k]);
+    previous_tick_ = tick_;
+    tick_ = snapshot_tick;
+  }
   others_.clear();
+  shown_.clear();
+  velocity_.clear();
   left_out_.clear();
 }
 
@@ -35,15 +46,30 @@ void PredictionWorld::add_player(const SnapshotPlayer& p) {
   e.layer = kLayerPlayer;
   e.mask = kMaskPlayer;
   compute_entity_bounds(e);
+  Vec3 velocity{};
+  if (tick_ != 0 && previous_tick_ != 0 && tick_ > previous_tick_ &&
+      tick_ - previous_tick_ <= kMaxVelocityGapTicks) {
+    const auto it = std::lower_bound(previous_.begin(), previous_.end(), p.id,
+                                     [](const auto& q, EntityId id) { return q.first < id; });
+    if (it != previous_.end() && it->first == p.id) {
+      velocity = (p.feet - it->second) * (1.0f / float(tick_ - previous_tick_));
+      if (length(velocity) > kMaxExtrapolatedStep) velocity = {};
+    }
+  }
   others_.push_back(e);
+  shown_.push_back(p.feet);
+  velocity_.push_back(velocity);
   left_out_.push_back(0);
 }
 
-void PredictionWorld::begin_move(Vec3 feet, float yaw) {
+void PredictionWorld::begin_move(Vec3 feet, float yaw, int ticks_after_snapshot) {
   yaw_ = yaw;
   const Pose own{feet, yaw};
   for (std::size_t k = 0; k < others_.size(); ++k) {
-    const Entity& other = others_[k];
+    Entity& other = others_[k];
+    // The server moves players in id order: in the command's tick a lower id has moved, a higher not yet.
+    const int ticks = std::max(0, ticks_after_snapshot - (other.id > own_ ? 1 : 0));
+    other.pose.position = shown_[k] + velocity_[k] * float(ticks);
     left_out_[k] = 0;
     if (length(other.pose.position - feet) > cull_radius_) continue;
     left_out_[k] = shape_distance(shape_, own, other.shape, other.pose).overlapping ? 1 : 0;

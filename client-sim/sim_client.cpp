@@ -183,7 +183,8 @@ void SimClient::on_new_snapshot() {
   Vec3 own_feet{};
   // The prediction is blocked by the other players where this snapshot shows them, as a game client's.
   PredictionWorld& prediction = movement_.world();
-  prediction.clear_players();
+  prediction.set_own_id(own);
+  prediction.clear_players(last_snapshot_tick_);
   for (const wire::EntityState& e : session_.world_state()) {
     if (e.kind() != kPlayerKind) continue;
     const wire::Vec3f p = dequantize_position(e.position());
@@ -198,6 +199,7 @@ void SimClient::on_new_snapshot() {
   }
   if (self_index_ < 0) return;  // not spawned yet, or left out of an incomplete first snapshot
   if (!movement_.started()) {
+    movement_.set_estimate_velocity(true);  // snapshots carry no velocity (MovementCheck)
     movement_.start(own_feet, session_.last_command_sequence());
     return;
   }

@@ -139,5 +139,71 @@ TEST(PredictionWorld, AnOverlappedPlayerDoesNotFreezeThePrediction) {
   EXPECT_GT(p.x, feet.x + 1 - kContactDistance);
 }
 
+// Extrapolation: a player seen at x = 100 at tick 10 and x = 110 at tick 12 moves 5 units a tick. A
+// command run 2 ticks after the snapshot meets it at x = 120 when its id is lower (it has moved in that
+// tick), at x = 115 when higher (not yet). Oracle: the closed form of a cylinder sweep along x onto a
+// cylinder: contact at centre distance 2 radius, backed off by kSurfaceBackoff along the motion.
+TEST(PredictionWorld, MovingPlayersAreExtrapolatedToTheCommandsTick) {
+  const BspTree tree = room();
+  const MotorConfig config;
+  const LevelMotorWorld level(tree, config);
+  const float z = 1;
+  for (const EntityId other : {EntityId(3), EntityId(9)}) {
+    PredictionWorld world(level, config);
+    world.set_own_id(5);
+    const SnapshotPlayer at10[1] = {{other, {100, 0, z}, 0}};
+    const SnapshotPlayer at12[1] = {{other, {110, 0, z}, 0}};
+    world.set_players(at10, 10);
+    world.set_players(at12, 12);
+    world.begin_move({0, 0, z}, 0, 2);
+    const MotorHit h = world.sweep({0, 0, z}, {200, 0, z});
+    ASSERT_TRUE(h.trace.hit);
+    EXPECT_EQ(h.entity, other);
+    const float centre = other < 5 ? 120.0f : 115.0f;
+    EXPECT_NEAR(h.trace.end_position.x, centre - 2 * config.radius - kSurfaceBackoff, 1e-3f) << other;
+    // Without timing (tick 0) it stands where it is shown.
+    world.set_players(at12);
+    world.begin_move({0, 0, z}, 0, 2);
+    EXPECT_NEAR(world.sweep({0, 0, z}, {200, 0, z}).trace.end_position.x,
+                110 - 2 * config.radius - kSurfaceBackoff, 1e-3f);
+  }
+}
+
+// After a correction the horizontal velocity comes from the server's positions: a player the server
+// stopped against an obstacle the client did not know (a player it was never told of) is predicted to
+// stand, not to run on into it again. Oracle: the server's own Simulation; the estimate must make the
+// total error smaller than the feet-only correction does.
+TEST(MovementCheck, EstimatedVelocityShortensTheMissAfterACorrection) {
+  const BspTree tree = room();
+  SimulationConfig config;
+  config.tick_rate = kTickRate;
+  float total[2] = {0, 0};
+  int corrections[2] = {0, 0};
+  for (int estimate = 0; estimate < 2; ++estimate) {
+    Simulation sim(tree, nullptr, config);
+    const EntityId mover = sim.add_player({0, 0, 1}, 0);
+    sim.add_player({150, 0, 1}, 0);  // in the way, unknown to the client
+    for (int t = 0; t < kSettleTicks; ++t)
+      sim.step();
+    const LevelMotorWorld level(tree, config.motor);
+    MovementCheck check(config.motor, level, kDt);
+    check.set_estimate_velocity(estimate == 1);
+    check.start(sim.find(mover)->pose.position, 0);
+    PlayerInput run;
+    run.forward = 1;
+    for (std::uint64_t s = 1; s <= 96; ++s) {
+      check.predict(s, run);
+      sim.set_input(mover, run);
+      sim.step();
+      if (s % 2 != 0) continue;  // a snapshot every second command
+      if (const std::optional<float> e = check.on_authoritative(s, sim.find(mover)->pose.position))
+        total[estimate] += *e;
+    }
+    corrections[estimate] = int(check.corrections());
+  }
+  EXPECT_GT(corrections[0], 2);  // blind to the player, feet-only correction misses again and again
+  EXPECT_LT(total[1], 0.5f * total[0]);
+}
+
 }  // namespace
 }  // namespace shiftcast

@@ -527,7 +527,7 @@ TEST(MakeReport, ComputesEveryFigureOfATroubledRun) {
                                   "event_order_violations 2 > 0",
                                   "clients_failed 3 > 0",
                                   "rpc_ms.raycast_rewound p99 70 > 50",
-                                  "movement_error p99 40 > 32",
+                                  "movement_error p99 40 > 4",
                               }));
 }
 

@@ -70,12 +70,22 @@ std::optional<float> MovementCheck::on_authoritative(std::uint64_t acked, Vec3 p
   at.feet = settle(position);
   // The snapshot carries no velocity: keeping the predicted one would repeat the miss at every command
   // until the next correction (a player the server stopped keeps running in the prediction). The
-  // server's horizontal displacement since the previous sample is the better guess. Vertical velocity is
-  // kept: a step up or down moves the feet without any vertical speed.
+  // server's displacement since the previous sample is the better guess: horizontally its mean velocity;
+  // vertically only in a free flight (below).
   if (estimate_velocity_ && last_auth_ack_ != 0 && acked - last_auth_ack_ <= kMaxVelocityEstimateCommands) {
     const Vec3 v = (position - last_auth_pos_) * (1.0f / (float(acked - last_auth_ack_) * dt_));
     at.state.velocity.x = v.x;
     at.state.velocity.y = v.y;
+    // In a free flight over the whole interval (predicted airborne after each of its commands) the feet
+    // lie on the motor's parabola, so the vertical velocity at its end follows exactly:
+    // v_end = dz / (k dt) - k g dt / 2. On the ground, across a take-off or a landing, or faster upward
+    // than a jump (a step up, not a flight) the predicted one stays.
+    bool flying = true;
+    for (std::uint64_t s = last_auth_ack_; s <= acked && flying; ++s)
+      flying = slot(s).sequence == s && !slot(s).state.on_ground;
+    const float k = float(acked - last_auth_ack_);
+    const float vz = v.z - 0.5f * k * config_.gravity * dt_;
+    if (flying && vz <= config_.jump_speed) at.state.velocity.z = vz;
   }
   last_auth_ack_ = acked;
   last_auth_pos_ = position;

@@ -205,5 +205,45 @@ TEST(MovementCheck, EstimatedVelocityShortensTheMissAfterACorrection) {
   EXPECT_LT(total[1], 0.5f * total[0]);
 }
 
+// The vertical velocity after a correction in a free flight: the server's player jumps into a ceiling
+// the client's level does not have, stops rising and falls; the prediction keeps rising until corrected.
+// Oracle: the server's trajectory by the same motor over the level with the ceiling; with the estimate
+// the total error must be well under the feet-only correction's.
+TEST(MovementCheck, EstimatedVerticalVelocityFollowsAJumpCutShort) {
+  const BspTree open_room = room();
+  std::vector<Brush> brushes = {
+      brush_from_box({-512, -512, -64}, {512, 512, 0}), brush_from_box({-576, -512, 0}, {-512, 512, 256}),
+      brush_from_box({512, -512, 0}, {576, 512, 256}),  brush_from_box({-512, -576, 0}, {512, -512, 256}),
+      brush_from_box({-512, 512, 0}, {512, 576, 256}),  brush_from_box({200, -100, 0}, {300, 100, 96}),
+      brush_from_box({-64, -64, 72}, {64, 64, 80}),  // 16 units above a standing player's head
+  };
+  BspBuildResult built = build_bsp(brushes, {});
+  ASSERT_EQ(built.error, BspBuildError::kNone);
+  const BspTree& ceiling_room = built.tree;
+  const MotorConfig config;
+  const LevelMotorWorld server_world(ceiling_room, config);
+  const LevelMotorWorld client_world(open_room, config);
+
+  float total[2] = {0, 0};
+  for (int estimate = 0; estimate < 2; ++estimate) {
+    MovementCheck check(config, client_world, kDt);
+    check.set_estimate_velocity(estimate == 1);
+    Vec3 feet{0, 0, kSurfaceBackoff};
+    MotorState state;
+    check.start(feet, 0);
+    for (std::uint64_t s = 1; s <= 64; ++s) {
+      PlayerInput in;
+      in.buttons = s == 8 ? kButtonJump : 0;  // one jump, straight up
+      check.predict(s, in);
+      feet = move_character(config, server_world, feet, state, in, kDt).position;
+      if (s % 2 != 0) continue;
+      if (const std::optional<float> e = check.on_authoritative(s, feet)) total[estimate] += *e;
+    }
+    EXPECT_TRUE(state.on_ground);  // the server's player landed again
+  }
+  EXPECT_GT(total[0], 10.0f);  // the jump was cut short: the blind prediction missed
+  EXPECT_LT(total[1], 0.5f * total[0]);
+}
+
 }  // namespace
 }  // namespace shiftcast

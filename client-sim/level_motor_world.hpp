@@ -1,7 +1,8 @@
-// LevelMotorWorld: the character motor's world as a client predicts it, the level's BSP alone. Its sweeps
-// answer exactly what the server's player sweeps answer when no entity is near (world/players.cpp's
-// PlayerWorld over SimulationState::sweep_among), so a client's prediction of its own movement matches
-// the server bit for bit until another player, a prop or a projectile gets in the way.
+// LevelMotorWorld: the character motor's world over the level's BSP alone, shared read-only by a thread's
+// clients. Its sweeps are the server's own level step (world/entity_sweep.hpp sweep_level, the one
+// SimulationState::sweep_among runs for a player), so they answer exactly what the server's player sweeps
+// answer when no entity is near. A client's prediction adds the other players on top of it
+// (client-sim/prediction_world).
 //
 //   LevelMotorWorld world(level.compiled.tree, MotorConfig{});
 //   MotorResult r = move_character(config, world, feet, state, input, 1.0f / tick_rate);

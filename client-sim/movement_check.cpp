@@ -1,5 +1,7 @@
 #include "client-sim/movement_check.hpp"
 
+#include <algorithm>
+
 namespace shiftcast {
 
 namespace {
@@ -11,7 +13,15 @@ constexpr float kQuantizationHalfStep = kPositionQuantum / 2;
 }  // namespace
 
 MovementCheck::MovementCheck(const MotorConfig& config, const LevelMotorWorld& world, float dt)
-    : config_(config), world_(world), dt_(dt) {}
+    : config_(config), world_(world, config), dt_(dt) {}
+
+Vec3 MovementCheck::step(std::uint64_t sequence, Vec3 feet, float yaw, MotorState& state,
+                         const PlayerInput& input) {
+  // One command per server tick: command `sequence` runs this many ticks after the snapshot's.
+  const std::uint64_t ahead = sequence > players_ack_ ? sequence - players_ack_ : 0;
+  world_.begin_move(feet, yaw, int(std::min<std::uint64_t>(ahead, kPredictionHistory)));
+  return move_character(config_, world_, feet, state, input, dt_).position;
+}
 
 void MovementCheck::start(Vec3 feet, std::uint64_t last_sequence) {
   started_ = true;
@@ -19,12 +29,14 @@ void MovementCheck::start(Vec3 feet, std::uint64_t last_sequence) {
   state_ = {};
   last_sequence_ = last_sequence;
   last_sampled_ = last_sequence;
+  players_ack_ = last_sequence;
+  last_auth_ack_ = 0;
   history_.fill({});
 }
 
 Vec3 MovementCheck::predict(std::uint64_t sequence, const PlayerInput& input) {
-  const MotorResult r = move_character(config_, world_, feet_, state_, input, dt_);
-  feet_ = r.position;
+  feet_ = step(sequence, feet_, yaw_, state_, input);
+  yaw_ = input.yaw;
   last_sequence_ = sequence;
   Predicted& p = slot(sequence);
   p.sequence = sequence;
@@ -35,6 +47,7 @@ Vec3 MovementCheck::predict(std::uint64_t sequence, const PlayerInput& input) {
 }
 
 std::optional<float> MovementCheck::on_authoritative(std::uint64_t acked, Vec3 position) {
+  if (started_ && acked > players_ack_ && acked <= last_sequence_) players_ack_ = acked;
   if (!started_ || acked <= last_sampled_ || acked > last_sequence_) return std::nullopt;
   last_sampled_ = acked;
   Predicted& at = slot(acked);
@@ -42,18 +55,47 @@ std::optional<float> MovementCheck::on_authoritative(std::uint64_t acked, Vec3 p
     // Older than the history: nothing to compare with or replay; take the server's word.
     feet_ = settle(position);
     ++corrections_;
+    last_auth_ack_ = acked;
+    last_auth_pos_ = position;
     return std::nullopt;
   }
   const float error = length(position - at.feet);
-  if (error <= kSnapshotQuantizationError) return error;
+  if (error <= kSnapshotQuantizationError) {
+    last_auth_ack_ = acked;
+    last_auth_pos_ = position;
+    return error;
+  }
 
   ++corrections_;
   at.feet = settle(position);
+  // The snapshot carries no velocity: keeping the predicted one would repeat the miss at every command
+  // until the next correction (a player the server stopped keeps running in the prediction). The
+  // server's displacement since the previous sample is the better guess: horizontally its mean velocity;
+  // vertically only in a free flight (below).
+  if (estimate_velocity_ && last_auth_ack_ != 0 && acked - last_auth_ack_ <= kMaxVelocityEstimateCommands) {
+    const Vec3 v = (position - last_auth_pos_) * (1.0f / (float(acked - last_auth_ack_) * dt_));
+    at.state.velocity.x = v.x;
+    at.state.velocity.y = v.y;
+    // In a free flight over the whole interval (predicted airborne after each of its commands) the feet
+    // lie on the motor's parabola, so the vertical velocity at its end follows exactly:
+    // v_end = dz / (k dt) - k g dt / 2. On the ground, across a take-off or a landing, or faster upward
+    // than a jump (a step up, not a flight) the predicted one stays.
+    bool flying = true;
+    for (std::uint64_t s = last_auth_ack_; s <= acked && flying; ++s)
+      flying = slot(s).sequence == s && !slot(s).state.on_ground;
+    const float k = float(acked - last_auth_ack_);
+    const float vz = v.z - 0.5f * k * config_.gravity * dt_;
+    if (flying && vz <= config_.jump_speed) at.state.velocity.z = vz;
+  }
+  last_auth_ack_ = acked;
+  last_auth_pos_ = position;
   Vec3 feet = at.feet;
   MotorState state = at.state;
+  float yaw = at.input.yaw;
   for (std::uint64_t s = acked + 1; s <= last_sequence_; ++s) {
     Predicted& p = slot(s);
-    feet = move_character(config_, world_, feet, state, p.input, dt_).position;
+    feet = step(s, feet, yaw, state, p.input);
+    yaw = p.input.yaw;
     p.feet = feet;
     p.state = state;
   }

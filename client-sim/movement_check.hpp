@@ -1,6 +1,7 @@
 // MovementCheck: a simulated client's prediction of its own player, and the check of that prediction
 // against the server's authoritative positions. Each command is predicted with the same character motor
-// the server runs (over the level alone: client-sim/level_motor_world); the feet and motor state after
+// the server runs, over the level and the other players at their newest snapshot poses
+// (client-sim/prediction_world: the server's own sweep steps); the feet and motor state after
 // each command are kept for the last kPredictionHistory commands. A snapshot whose ServerFrame
 // acknowledged command A and put the player at P gives one sample, |P - predicted feet after A|, and when
 // that is more than snapshot quantization explains, the prediction is corrected: feet = P, the motor
@@ -9,19 +10,22 @@
 //   MovementCheck check(MotorConfig{}, world, 1.0f / tick_rate);
 //   check.start(first_snapshot_position, session.last_command_sequence());
 //   each tick:      check.predict(sequence, input);            // then send the command
-//   each snapshot:  if (auto e = check.on_authoritative(frame_input_ack, own_position)) samples.push(*e);
+//   each snapshot:  check.set_players(others);                 // the other players it shows
+//                   if (auto e = check.on_authoritative(frame_input_ack, own_position)) samples.push(*e);
 //   the bot reads:  check.feet(), check.motor()
 //
-// Without other entities near the player the prediction is the server's own computation, so the samples
-// are snapshot quantization alone (at most kSnapshotQuantizationError); a player pushed by another, or
-// standing on a prop, shows as a larger sample and is then corrected.
+// Without other entities near the player, or with players standing still, the prediction is the server's
+// own computation, so the samples are snapshot quantization alone (at most kSnapshotQuantizationError);
+// a player blocked by another that moved since the snapshot, pushed by a prop or standing on one, shows
+// as a larger sample and is then corrected (the replay runs in the same prediction world).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 
-#include "client-sim/level_motor_world.hpp"
+#include "client-sim/prediction_world.hpp"
 #include "protocol/wire_constants.hpp"
 #include "world/character_motor.hpp"
 
@@ -32,6 +36,8 @@ namespace shiftcast {
 inline constexpr std::size_t kPredictionHistory = 128;
 // The farthest a snapshot position can be from the server's own: half a quantum on each axis
 // (sqrt(3) / 2 quanta), plus the float rounding of dequantizing coordinates of a few thousand units.
+// A velocity estimated from two snapshots further apart than this many commands is too stale to use.
+inline constexpr std::uint64_t kMaxVelocityEstimateCommands = 4;
 inline constexpr float kSnapshotQuantizationError = 0.8661f * kPositionQuantum + 1.0f / 1024;
 
 class MovementCheck {
@@ -41,6 +47,16 @@ class MovementCheck {
   bool started() const { return started_; }
   // The first authoritative position; the next predicted command is last_sequence + 1.
   void start(Vec3 feet, std::uint64_t last_sequence);
+  // The other players of the newest snapshot (ascending ids, self left out): what the next predictions
+  // and corrections are blocked by.
+  void set_players(std::span<const SnapshotPlayer> players, std::uint64_t snapshot_tick = 0) {
+    world_.set_players(players, snapshot_tick);
+  }
+  PredictionWorld& world() { return world_; }  // clear_players / add_player without a scratch vector
+  // A correction also takes the horizontal velocity from the server's positions (its displacement since
+  // the previous sample, at most kMaxVelocityEstimateCommands back) instead of the predicted one. Off:
+  // a correction moves the feet only (a teleport is then followed exactly).
+  void set_estimate_velocity(bool on) { estimate_velocity_ = on; }
   // Applies command `sequence` (the one after the last predicted) and returns the new feet.
   Vec3 predict(std::uint64_t sequence, const PlayerInput& input);
   // The server put the player at `position` after applying command `acked`. Returns the error sample
@@ -51,6 +67,7 @@ class MovementCheck {
   const MotorState& motor() const { return state_; }
   std::uint64_t last_sequence() const { return last_sequence_; }
   std::uint64_t corrections() const { return corrections_; }
+  const PredictionWorld& world() const { return world_; }
 
  private:
   struct Predicted {
@@ -62,15 +79,23 @@ class MovementCheck {
   Predicted& slot(std::uint64_t sequence) { return history_[sequence % kPredictionHistory]; }
   // `position` from a snapshot, moved out of solid when quantization pushed it in.
   Vec3 settle(Vec3 position) const;
+  // Command `sequence` from `feet`, the own player turned by `yaw` (its previous command's, as on the
+  // server), the other players extrapolated to the tick it runs at.
+  Vec3 step(std::uint64_t sequence, Vec3 feet, float yaw, MotorState& state, const PlayerInput& input);
 
   MotorConfig config_;
-  const LevelMotorWorld& world_;
+  PredictionWorld world_;
   float dt_;
   bool started_ = false;
   Vec3 feet_{};
+  float yaw_ = 0;  // of the last command predicted
   MotorState state_;
   std::uint64_t last_sequence_ = 0;
   std::uint64_t last_sampled_ = 0;
+  std::uint64_t players_ack_ = 0;
+  bool estimate_velocity_ = false;
+  std::uint64_t last_auth_ack_ = 0;  // the previous sample: acknowledged command and server position
+  Vec3 last_auth_pos_{};             // the command the newest snapshot (the players' poses) acknowledged
   std::uint64_t corrections_ = 0;
   std::array<Predicted, kPredictionHistory> history_{};
 };

@@ -90,11 +90,12 @@ class JsonWriter {
     if (had_items) newline();
     out_ += bracket;
   }
-  void percentiles(std::string_view key, const Percentiles& p) {
+  void percentiles(std::string_view key, const Percentiles& p, bool with_p999 = false) {
     open(key, '{');
     value("p50", json_number(p.p50));
     value("p95", json_number(p.p95));
     value("p99", json_number(p.p99));
+    if (with_p999) value("p999", json_number(p.p999));
     value("max", json_number(p.max));
     value("count", json_number(p.count));
     close('}');
@@ -164,7 +165,7 @@ std::string report_json(const SimReport& r) {
   w.value("events_lost", json_number(r.events_lost));
   w.value("event_order_violations", json_number(r.event_order_violations));
   w.value("snapshot_continuity_violations", json_number(r.snapshot_continuity_violations));
-  w.percentiles("movement_error", r.movement_error);
+  w.percentiles("movement_error", r.movement_error, true);
   w.value("server_metrics_ok", r.server_metrics_ok ? "true" : "false");
   w.value("server_metrics_error", json_string(r.server_metrics_error));
   w.percentiles("server_tick_ms", r.server_tick_ms);

@@ -181,6 +181,10 @@ void SimClient::on_new_snapshot() {
   self_index_ = -1;
   const std::uint32_t own = session_.own_entity();
   Vec3 own_feet{};
+  // The prediction is blocked by the other players where this snapshot shows them, as a game client's.
+  PredictionWorld& prediction = movement_.world();
+  prediction.set_own_id(own);
+  prediction.clear_players(last_snapshot_tick_);
   for (const wire::EntityState& e : session_.world_state()) {
     if (e.kind() != kPlayerKind) continue;
     const wire::Vec3f p = dequantize_position(e.position());
@@ -188,11 +192,14 @@ void SimClient::on_new_snapshot() {
     if (e.id() == own) {
       self_index_ = int(players_.size());
       own_feet = feet;
+    } else {
+      prediction.add_player({e.id(), feet, dequantize_yaw(e.yaw())});
     }
     players_.push_back(feet);
   }
   if (self_index_ < 0) return;  // not spawned yet, or left out of an incomplete first snapshot
   if (!movement_.started()) {
+    movement_.set_estimate_velocity(true);  // snapshots carry no velocity (MovementCheck)
     movement_.start(own_feet, session_.last_command_sequence());
     return;
   }

@@ -30,7 +30,7 @@ struct SimBudgets {
   std::uint64_t clients_failed = 0;
   std::uint64_t invariant_violations = 0;    // the server's, read from /metrics
   double rpc_p99_ms = 50;                    // every RPC kind
-  double movement_error_p99 = 32;            // units between predicted and authoritative own position
+  double movement_error_p99 = 4;             // units between predicted and authoritative own position
   double snapshot_rate_min_fraction = 0.9;   // achieved snapshots per second / configured, per client mean
   double server_tick_p99_ms = 0;             // 0: the tick period
   std::uint64_t event_order_violations = 0;  // reliable events delivered out of order or twice

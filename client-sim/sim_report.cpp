@@ -138,14 +138,15 @@ Percentiles percentiles(std::vector<double> samples) {
   if (samples.empty()) return out;
   std::sort(samples.begin(), samples.end());
   const std::uint64_t n = samples.size();
-  // Nearest rank ceil(p/100 * n) in integers, so no rounding of p * n can shift it by one.
-  auto at = [&](std::uint64_t percent) {
-    std::uint64_t rank = (percent * n + 99) / 100;
+  // Nearest rank ceil(p/1000 * n) in integers (p in permille), so no rounding of p * n can shift it by one.
+  auto at = [&](std::uint64_t permille) {
+    std::uint64_t rank = (permille * n + 999) / 1000;
     return samples[std::max<std::uint64_t>(rank, 1) - 1];
   };
-  out.p50 = at(50);
-  out.p95 = at(95);
-  out.p99 = at(99);
+  out.p50 = at(500);
+  out.p95 = at(950);
+  out.p99 = at(990);
+  out.p999 = at(999);
   out.max = samples.back();
   out.count = n;
   return out;
@@ -328,6 +329,7 @@ std::string format_report_table(const SimReport& r) {
   out += row("snapshot continuity violations", std::to_string(r.snapshot_continuity_violations));
   out += "\n" + percentile_header("movement (units)");
   out += percentile_row("prediction error", r.movement_error);
+  out += row("prediction error p99.9", fmt::format("{:.2f}", r.movement_error.p999));
   out += "\n" + percentile_header("server");
   if (r.server_metrics_ok) {
     out += percentile_row("tick (ms)", r.server_tick_ms);

@@ -31,6 +31,7 @@ namespace shiftcast {
 
 struct Percentiles {
   double p50 = 0, p95 = 0, p99 = 0, max = 0;
+  double p999 = 0;  // p99.9: reported for the movement (prediction) error, where the tail matters
   std::uint64_t count = 0;
 };
 // Nearest rank (the smallest sample with at least p% of the samples at or below it); zeros when empty.
@@ -86,6 +87,7 @@ std::string format_report_table(const SimReport& report);
 // since the start; rates are their change since `previous` over `seconds`, the wall time between the two.
 std::string format_progress_line(const SimProgress& progress, const SimProgress& previous, double seconds);
 // Keys: clients, clients_connected, clients_failed, events_lost, input_ack_ms {p50,p95,p99,max},
+// movement_error {p50,p95,p99,p999,max},
 // rpc_ms {kind: {p50,p95,p99,max}}, bandwidth_kbps {up, down}, server_tick_ms {p50,p95,p99,max}, and the
 // rest of SimReport's fields under their own names; budgets_met and budgets_missed. Non-finite numbers
 // are written as null.

@@ -111,8 +111,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (const auto* packet = view.envelope->message_as_Packet())
           (void)server.on_packet(*packet, kClientAddress, now);
       }
-      while (server.next_input()) {
-      }
+      std::vector<PlayerInput> commands;  // one tick's take, as the match does
+      (void)server.take_commands(commands);
     }
     if (op & 8) {
       const std::vector<std::uint8_t> frame = server.build_frame(tick++, kWorld, Vec3{0, 0, 0}, now);

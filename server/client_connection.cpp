@@ -113,11 +113,23 @@ wire::ErrorCode ClientConnection::on_client_frame(const wire::ClientFrame& frame
   return result;
 }
 
-std::optional<PlayerInput> ClientConnection::next_input() {
-  if (commands_.empty()) return std::nullopt;
-  const PlayerInput input = commands_.front().input;
-  commands_.pop_front();
-  return input;
+ClientConnection::CommandTake ClientConnection::take_commands(std::vector<PlayerInput>& out) {
+  credit_ = std::min(credit_ + 1, kMaxCommandsPerTick);
+  CommandTake take;
+  take.run = std::min(credit_, commands_.size());
+  for (std::size_t k = 0; k < take.run; ++k) {
+    out.push_back(commands_.front().input);
+    run_ack_ = commands_.front().sequence;
+    commands_.pop_front();
+  }
+  credit_ -= take.run;
+  take.waiting = commands_.size();
+  take.dropped = counters_.commands_dropped - dropped_reported_;
+  dropped_reported_ = counters_.commands_dropped;
+  counters_.commands_run += take.run;
+  counters_.command_waits += take.waiting;
+  if (take.run == 0) ++counters_.starved_ticks;
+  return take;
 }
 
 void ClientConnection::queue_contact(const ContactRecord& record) {
@@ -180,7 +192,7 @@ std::vector<std::uint8_t> ClientConnection::build_frame(std::uint64_t tick,
                                  ? flatbuffers::Offset<flatbuffers::Vector<const wire::ContactEvent*>>()
                                  : fbb.CreateVectorOfStructs(events.data(), events.size());
   counters_.events_sent += events.size();
-  const auto body = wire::CreateServerFrame(fbb, tick, input_ack_, snapshot_offset, events_offset);
+  const auto body = wire::CreateServerFrame(fbb, tick, run_ack_, snapshot_offset, events_offset);
 
   const std::uint64_t sequence = tracker_.next_sequence();
   std::vector<std::uint8_t> datagram = seal(fbb, wire::Message::ServerFrame, body.Union(), now);

@@ -1,14 +1,15 @@
 // ClientConnection: the server's state for one connected player, owned by its match's worker thread (no
-// locks, no sockets). The match hands it every Packet that names this client, takes one input per tick
-// from it, queues the tick's contacts into it, and asks it for one ServerFrame datagram per snapshot:
-// the delta against the newest snapshot the client acknowledged, the reliable events that fit, and the
-// newest command received. Every datagram it builds is at most kMaxDatagramBytes.
+// locks, no sockets). The match hands it every Packet that names this client, takes the tick's commands
+// from it (every command received, in order, exactly once, as the command credit allows), queues the
+// tick's contacts into it, and asks it for one ServerFrame datagram per snapshot: the delta against the
+// newest snapshot the client acknowledged, the reliable events that fit, and the newest command run.
+// Every datagram it builds is at most kMaxDatagramBytes.
 //
 //   ClientConnection c({match, a.client_id, a.client_to_server, a.server_to_client, from, entity},
 //                      settings, now);                              // after open_challenge_response
 //   send(c.build_keepalive(tick, now));                             // tells the client it is connected
 //   auto e = c.on_packet(*packet, from, now);                       // count e when not Ok
-//   if (auto in = c.next_input()) apply(*in);                       // once per tick
+//   c.take_commands(commands); sim.set_inputs(entity, commands);    // once per tick
 //   c.queue_contact(record);                                        // the tick's contacts for it
 //   send(c.build_frame(tick, world_states, focus, now));            // world ascending by id
 //   if (c.timed_out(now) || c.closed()) ... drop it (after build_disconnect when it did not leave)
@@ -35,9 +36,13 @@
 
 namespace shiftcast {
 
-// A client further ahead than this many ticks of commands loses the oldest: its input must not pile up
-// latency on the server.
-inline constexpr std::size_t kMaxQueuedCommands = 4;
+// The command credit (anti speed-hack): one command per server tick, saved up to this many, so a client
+// whose commands were held up for up to 3 ticks (scheduling, network jitter) is caught up at once, and a
+// client sending faster than the tick gains nothing (its commands wait).
+inline constexpr std::size_t kMaxCommandsPerTick = 4;
+// Commands waiting beyond this (a quarter second at 64 Hz) lose the oldest, counted: a client that runs
+// ahead must not pile up latency on the server.
+inline constexpr std::size_t kMaxQueuedCommands = 16;
 // Room the ServerFrame's FlatBuffers framing takes around its vectors (the envelope, the two tables,
 // three vector lengths and their alignment): at most 148 bytes measured over random frames
 // (tests/server/client_connection_test.cpp asserts the bound), with slack for alignment cases.
@@ -68,6 +73,9 @@ struct ConnectionCounters {
   std::uint64_t commands_received = 0;
   std::uint64_t commands_refused = 0;  // input_valid failed (BadArgument)
   std::uint64_t commands_dropped = 0;  // the client ran more than kMaxQueuedCommands ahead
+  std::uint64_t commands_run = 0;      // handed to the match by take_commands
+  std::uint64_t command_waits = 0;     // commands left waiting for credit, summed over ticks
+  std::uint64_t starved_ticks = 0;     // take_commands calls that had no command to run
   std::uint64_t commands_missing = 0;  // sequences that never arrived (every redundant copy lost)
   std::uint64_t snapshots_sent = 0;
   std::uint64_t snapshots_incomplete = 0;
@@ -84,10 +92,20 @@ class ClientConnection {
   // fails input_valid: the packet's other commands still count).
   wire::ErrorCode on_packet(const wire::Packet& packet, std::string_view from_address, double now);
 
-  // The queued commands in sequence order, one per call (one per tick).
-  std::optional<PlayerInput> next_input();
+  // Once per server tick: the credit grows by one (at most kMaxCommandsPerTick), and the queued
+  // commands it pays for are appended to `out` in sequence order (the tick runs each once). Returns what
+  // this call ran and left waiting, and what was dropped since the previous call.
+  struct CommandTake {
+    std::size_t run = 0;
+    std::size_t waiting = 0;
+    std::uint64_t dropped = 0;
+  };
+  CommandTake take_commands(std::vector<PlayerInput>& out);
   double view_tick() const { return view_tick_; }         // of the newest command received
   std::uint64_t input_ack() const { return input_ack_; }  // the newest command sequence received
+  // The newest command sequence run (handed out by take_commands): what ServerFrame.input_ack reports,
+  // so a client compares the snapshot with its prediction after exactly that command.
+  std::uint64_t run_ack() const { return run_ack_; }
 
   // Into the reliable stream; too many unacknowledged ones close the connection with SlowConsumer.
   void queue_contact(const ContactRecord& record);
@@ -150,6 +168,9 @@ class ClientConnection {
 
   std::deque<QueuedCommand> commands_;
   std::uint64_t input_ack_ = 0;
+  std::uint64_t run_ack_ = 0;
+  std::size_t credit_ = 0;
+  std::uint64_t dropped_reported_ = 0;
   double view_tick_ = 0;
   ReliableEventSender sender_;
   ConnectionCounters counters_;

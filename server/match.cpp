@@ -69,6 +69,19 @@ Match::Match(const MatchSettings& settings, asio::io_context& worker, UdpEndpoin
   violations_counter_ = m.counter_series("shiftcast_invariant_violations_total",
                                          "Overlaps found after a tick and re-placed", labels);
   players_gauge_ = m.gauge_series("shiftcast_players", "Connected players", labels);
+  // Exactly-once commands (ClientConnection::take_commands): run or dropped, waits for credit, starved ticks.
+  const auto outcome = [&](const char* o) {
+    Labels l = labels;
+    l.emplace_back("outcome", o);
+    return m.counter_series("shiftcast_commands_total", "Player commands run or dropped (queue bound)", l);
+  };
+  commands_run_counter_ = outcome("run");
+  commands_dropped_counter_ = outcome("dropped");
+  command_waits_counter_ = m.counter_series(
+      "shiftcast_command_waits_total", "Commands left waiting for command credit, summed over ticks", labels);
+  command_starved_counter_ =
+      m.counter_series("shiftcast_command_starved_ticks_total",
+                       "Ticks in which a connected player had no command to run", labels);
   for (int i = 0; i < kFilterStageCount; ++i) {
     Labels l = labels;
     l.emplace_back("stage", to_string(FilterStage(i)));
@@ -155,9 +168,18 @@ void Match::apply_inputs() {
   Simulation& sim = scene_->simulation();
   std::lock_guard lock(view_ticks_mutex_);
   for (auto& [client_id, client] : clients_) {
-    if (std::optional<PlayerInput> input = client.connection->next_input()) {
-      sim.set_input(client.entity, *input);
-      if (recorder_) recorder_->commands(client.entity, std::span(&*input, 1));
+    // Every command the client sent, exactly once, as its credit allows; none: the player waits.
+    tick_commands_.clear();
+    const ClientConnection::CommandTake take = client.connection->take_commands(tick_commands_);
+    sim.set_inputs(client.entity, tick_commands_);
+    if (recorder_) recorder_->commands(client.entity, tick_commands_);
+    commands_run_counter_->add(take.run);
+    command_waits_counter_->add(take.waiting);
+    if (take.run == 0) command_starved_counter_->add();
+    if (take.dropped > 0) {
+      commands_dropped_counter_->add(take.dropped);
+      spdlog::debug("match {}: client {} dropped {} commands (more than {} waiting)", settings_.id, client_id,
+                    take.dropped, kMaxQueuedCommands);
     }
     view_ticks_[client_id] = client.connection->view_tick();
   }

@@ -180,6 +180,12 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   std::shared_ptr<Counter> violations_counter_;
   std::shared_ptr<Gauge> players_gauge_;
   std::array<std::shared_ptr<Counter>, kFilterStageCount> filter_tests_{};
+  // Exactly-once commands (apply_inputs): the tick's commands of one player, and their counters.
+  std::vector<PlayerInput> tick_commands_;
+  std::shared_ptr<Counter> commands_run_counter_;
+  std::shared_ptr<Counter> commands_dropped_counter_;
+  std::shared_ptr<Counter> command_waits_counter_;
+  std::shared_ptr<Counter> command_starved_counter_;
   SimulationCounters last_counters_{};
 
   // Recording (docs/replay.md): null unless MatchSettings::recording_directory was set. The worker owns

@@ -61,7 +61,6 @@ void MatchRecorder::leave(EntityId entity) {
 }
 
 void MatchRecorder::commands(EntityId entity, std::span<const PlayerInput> commands) {
-  if (commands.empty()) return;
   tick_.commands.push_back({entity, {commands.begin(), commands.end()}});
 }
 

@@ -1,10 +1,13 @@
 // SimulationState::sweep: how every mover in a tick finds what it runs into first. The level answers with
-// its BSP trace; entities near the sweep come from the grid and answer through sweep_against_entity, the
-// same per-entity step world_sweep uses, so a mover in the tick and a query over RPC agree on every hit.
+// its BSP trace (sweep_level); entities near the sweep come from the grid and answer through
+// sweep_entity_step over sweep_against_entity, the same per-entity step world_sweep uses, so a mover in the
+// tick and a query over RPC agree on every hit. The steps are public (world/entity_sweep.hpp) so a client's
+// prediction (shiftcast-sim) runs the very same code against the players it knows.
 #include <algorithm>
 #include <cmath>
 
 #include "collision/turned_shape.hpp"
+#include "world/entity_sweep.hpp"
 #include "world/simulation_state.hpp"
 
 namespace shiftcast {
@@ -26,10 +29,38 @@ SweepHit SimulationState::sweep(const Entity& self, Vec3 from, Vec3 to, bool mov
 SweepHit SimulationState::sweep_among(const Entity& self, Vec3 from, Vec3 to, bool moving_targets,
                                       std::uint32_t skip_layers, EntityId ignore,
                                       std::span<const EntityId> candidates) {
+  SweepHit best = sweep_level(level, TurnedShape(self.shape, self.pose.yaw).shape(), from, to);
+  // A start in solid at fraction 0 is final: no entity can be met earlier.
+  if (best.start_solid && best.t == 0) return best;
+  near_start.clear();
+  for (EntityId id : candidates) {
+    if (id == self.id || id == ignore) continue;
+    const int index = index_of(id);
+    if (index < 0) continue;
+    const Entity& other = entities[std::size_t(index)];
+    const EntityExtra& other_extra = extras[std::size_t(index)];
+    if (other_extra.dead || (other.layer & skip_layers) != 0 || !should_collide(self, other)) continue;
+    const Motion target{moving_targets ? other_extra.start_pose : other.pose, other.pose};
+    const EntityStep step = sweep_entity_step(other, target, self.shape, self.pose.yaw, from, to, best);
+    if (step.searched) ++last_tick.toi_searches;
+    if (step.started_near) near_start.push_back(std::size_t(index));
+  }
+  for (std::size_t index : near_start) {
+    const Entity& other = entities[index];
+    const Motion target{moving_targets ? extras[index].start_pose : other.pose, other.pose};
+    if (skin_guard(other, target, self.shape, self.pose.yaw, from, best)) {
+      ++last_tick.skin_guards;
+      ++counters.skin_guards;
+      break;
+    }
+  }
+  return best;
+}
+
+SweepHit sweep_level(const BspTree& level, const Shape& shape, Vec3 from, Vec3 to) {
   SweepHit best;
   best.end = to;
-  const TurnedShape turned(self.shape, self.pose.yaw);
-  const TraceResult level_hit = level.trace(turned.shape(), from, to);
+  const TraceResult level_hit = level.trace(shape, from, to);
   if (level_hit.status != QueryStatus::kOk) {
     best.hit = true;
     best.t = 0;
@@ -46,36 +77,33 @@ SweepHit SimulationState::sweep_among(const Entity& self, Vec3 from, Vec3 to, bo
     best.brush = level_hit.brush;
     best.start_solid = level_hit.start_solid;
   }
+  return best;
+}
 
+EntityStep sweep_entity_step(const Entity& other, const Motion& target, const Shape& shape, float shape_yaw,
+                             Vec3 from, Vec3 to, SweepHit& best) {
+  const double entry = bounding_entry(other, target, shape, from, to);
+  EntityStep step;
+  step.started_near = entry == 0.0 && convex_target(other);
+  if (entry < 0.0 || !(entry < best.t)) return step;
+  step.searched = true;
+  const EntitySweep h = sweep_against_entity(other, target, shape, shape_yaw, from, to, entry == 0.0);
+  // Ties go to what came first: the level, then the lower id (callers pass ascending ids).
+  if (!h.hit || !(h.fraction < best.t)) return step;
   const Vec3d delta = to_double(to) - to_double(from);
-  near_start.clear();
-  for (EntityId id : candidates) {
-    if (id == self.id || id == ignore) continue;
-    const int index = index_of(id);
-    if (index < 0) continue;
-    const Entity& other = entities[std::size_t(index)];
-    const EntityExtra& other_extra = extras[std::size_t(index)];
-    if (other_extra.dead || (other.layer & skip_layers) != 0 || !should_collide(self, other)) continue;
-    const Motion target{moving_targets ? other_extra.start_pose : other.pose, other.pose};
-    const double entry = bounding_entry(other, target, self.shape, from, to);
-    if (entry == 0.0 && convex_target(other)) near_start.push_back(std::size_t(index));
-    if (entry < 0.0 || !(entry < best.t)) continue;
-    ++last_tick.toi_searches;
-    const EntitySweep h =
-        sweep_against_entity(other, target, self.shape, self.pose.yaw, from, to, entry == 0.0);
-    // Ties go to the level, then to the lower id (the ids come sorted).
-    if (!h.hit || !(h.fraction < best.t)) continue;
-    best.hit = true;
-    best.t = h.fraction;
-    best.normal = to_float(h.normal);
-    best.point = to_float(h.point);
-    best.end = h.start_solid ? from : backed_off_end(to_double(from), delta, h.fraction, h.normal);
-    best.entity = other.id;
-    best.brush = kNoBrush;
-    best.start_solid = h.start_solid;
-  }
-  if (best.start_solid || !(best.t > 0.0)) return best;
+  best.hit = true;
+  best.t = h.fraction;
+  best.normal = to_float(h.normal);
+  best.point = to_float(h.point);
+  best.end = h.start_solid ? from : backed_off_end(to_double(from), delta, h.fraction, h.normal);
+  best.entity = other.id;
+  best.brush = kNoBrush;
+  best.start_solid = h.start_solid;
+  return step;
+}
 
+bool skin_guard(const Entity& other, const Motion& target, const Shape& shape, float shape_yaw, Vec3 from,
+                SweepHit& best) {
   // The skin guard. time_of_impact lets a pair that rests in contact (sliding along each other) close by
   // up to kToiRestingDepth per sweep, and the float end position rounds by up to half a unit in the last
   // place (1.2e-4 at 1,600 units): tick after tick of pressing against a neighbour wears the kEntitySkin
@@ -83,30 +111,34 @@ SweepHit SimulationState::sweep_among(const Entity& self, Vec3 from, Vec3 to, bo
   // overlap, found by replaying its recording: docs/replay.md). So a move may not end nearer than
   // kEntityRestGap to an entity it started near unless it ends no nearer than it started; such a move
   // is blocked where it began, against that entity, and the motor slides (and nudges) off it as off any
-  // other contact. Candidates that started within their bounding sphere are the only ones that can be.
-  for (std::size_t index : near_start) {
-    const Entity& other = entities[index];
-    const EntityExtra& other_extra = extras[index];
-    const Pose target_start = moving_targets ? other_extra.start_pose : other.pose;
-    const ShapeDistance at_end =
-        shape_distance(self.shape, {best.end, self.pose.yaw}, other.shape, other.pose);
-    if (at_end.status != QueryStatus::kOk || at_end.distance >= double(kEntityRestGap)) continue;
-    const ShapeDistance at_start =
-        shape_distance(self.shape, {from, self.pose.yaw}, other.shape, target_start);
-    if (at_start.status != QueryStatus::kOk || at_end.distance >= at_start.distance) continue;
-    best.hit = true;
-    best.t = 0;
-    best.end = from;
-    // at_start.normal points from the mover towards the other entity; the hit normal points back.
-    best.normal = at_start.normal == Vec3d{} ? Vec3{} : to_float(-at_start.normal);
-    best.point = to_float(at_start.point_b);
-    best.entity = other.id;
-    best.brush = kNoBrush;
-    ++last_tick.skin_guards;
-    ++counters.skin_guards;
-    break;
-  }
-  return best;
+  // other contact.
+  if (best.start_solid || !(best.t > 0.0)) return false;
+  const ShapeDistance at_end = shape_distance(shape, {best.end, shape_yaw}, other.shape, target.end);
+  if (at_end.status != QueryStatus::kOk || at_end.distance >= double(kEntityRestGap)) return false;
+  const ShapeDistance at_start = shape_distance(shape, {from, shape_yaw}, other.shape, target.start);
+  if (at_start.status != QueryStatus::kOk || at_end.distance >= at_start.distance) return false;
+  best.hit = true;
+  best.t = 0;
+  best.end = from;
+  // at_start.normal points from the mover towards the other entity; the hit normal points back.
+  best.normal = at_start.normal == Vec3d{} ? Vec3{} : to_float(-at_start.normal);
+  best.point = to_float(at_start.point_b);
+  best.entity = other.id;
+  best.brush = kNoBrush;
+  return true;
+}
+
+MotorHit to_motor_hit(const SweepHit& h) {
+  MotorHit m;
+  m.entity = h.entity;
+  m.trace.hit = h.hit;
+  m.trace.start_solid = h.start_solid;
+  m.trace.all_solid = h.start_solid && h.t == 0;
+  m.trace.fraction = float(h.t);
+  m.trace.end_position = h.end;
+  m.trace.normal = h.normal;
+  m.trace.brush = h.brush;
+  return m;
 }
 
 void SimulationState::record(const Entity& self, const SweepHit& hit, float time, float relative_speed) {

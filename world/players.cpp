@@ -1,8 +1,11 @@
 // Players: the character motor for each player in id order, against the level, props and the players
-// that already moved this tick, then firing.
+// that already moved this tick, then firing. A player runs each command it was given this tick
+// (Simulation::set_inputs) once, in order, one motor step of dt each, as a Quake server runs user commands;
+// without set_inputs it runs its last input once.
 #include <cmath>
 #include <span>
 
+#include "world/entity_sweep.hpp"
 #include "world/simulation_state.hpp"
 
 namespace shiftcast {
@@ -26,17 +29,7 @@ class PlayerWorld final : public MotorWorld {
 
   MotorHit sweep(Vec3 from, Vec3 to) const override {
     // Players walk through projectiles: a projectile that meets a player is resolved by the projectile.
-    const SweepHit h = state_.sweep_among(self_, from, to, false, kLayerProjectile, kNoEntity, candidates_);
-    MotorHit m;
-    m.entity = h.entity;
-    m.trace.hit = h.hit;
-    m.trace.start_solid = h.start_solid;
-    m.trace.all_solid = h.start_solid && h.t == 0;
-    m.trace.fraction = float(h.t);
-    m.trace.end_position = h.end;
-    m.trace.normal = h.normal;
-    m.trace.brush = h.brush;
-    return m;
+    return to_motor_hit(state_.sweep_among(self_, from, to, false, kLayerProjectile, kNoEntity, candidates_));
   }
 
  private:
@@ -63,6 +56,37 @@ void fire(SimulationState& s, const Entity& player, const PlayerInput& input) {
   ++s.counters.projectiles_fired;
 }
 
+// One command: one motor step of dt for player i, its touches, and firing (the cooldown counts the
+// player's commands, so a player's own time is its commands).
+void run_command(SimulationState& s, std::size_t i, const PlayerInput& input, int fire_ticks) {
+  EntityExtra& x = s.extras[i];
+  const Entity self = s.entities[i];
+  // Every sweep of this step stays within reach of its start: gather what it can meet once.
+  Aabb box = world_box(self, self.pose);
+  const float reach = reach_in_one_tick(s.config.motor, x.motor.velocity, s.dt) + kContactDistance;
+  box.min -= Vec3{reach, reach, reach};
+  box.max += Vec3{reach, reach, reach};
+  s.grid.query(box, s.player_candidates);
+  const PlayerWorld world(s, self, s.player_candidates);
+  const MotorResult r = move_character(s.config.motor, world, self.pose.position, x.motor, input, s.dt);
+
+  Entity& e = s.entities[i];  // s.sweep does not add or remove entities, so the reference holds
+  e.pose.position = r.position;
+  e.pose.yaw = input.yaw;
+  e.velocity = x.motor.velocity;
+  for (int k = 0; k < r.touch_count; ++k) {
+    const MotorTouch& touch = r.touches[std::size_t(k)];
+    s.record_touch(e.id, touch.entity, touch.brush, touch.position, touch.normal, touch.time,
+                   touch.speed_into);
+  }
+
+  if (x.fire_cooldown > 0) --x.fire_cooldown;
+  if ((input.buttons & kButtonFire) != 0 && x.fire_cooldown == 0) {
+    fire(s, e, input);
+    x.fire_cooldown = fire_ticks;
+  }
+}
+
 }  // namespace
 
 void move_players(SimulationState& s) {
@@ -70,32 +94,18 @@ void move_players(SimulationState& s) {
   for (std::size_t i = 0; i < s.entities.size(); ++i) {
     if (s.entities[i].kind != EntityKind::kPlayer || s.extras[i].dead) continue;
     EntityExtra& x = s.extras[i];
-    Entity self = s.entities[i];
-    // Every sweep of this move stays within reach of the start: gather what it can meet once.
-    Aabb box = world_box(self, self.pose);
-    const float reach = reach_in_one_tick(s.config.motor, x.motor.velocity, s.dt) + kContactDistance;
-    box.min -= Vec3{reach, reach, reach};
-    box.max += Vec3{reach, reach, reach};
-    s.grid.query(box, s.player_candidates);
-    const PlayerWorld world(s, self, s.player_candidates);
-    const MotorResult r = move_character(s.config.motor, world, self.pose.position, x.motor, x.input, s.dt);
-
-    Entity& e = s.entities[i];  // s.sweep does not add or remove entities, so the reference holds
-    e.pose.position = r.position;
-    e.pose.yaw = x.input.yaw;
-    e.velocity = x.motor.velocity;
-    for (int k = 0; k < r.touch_count; ++k) {
-      const MotorTouch& touch = r.touches[std::size_t(k)];
-      s.record_touch(e.id, touch.entity, touch.brush, touch.position, touch.normal, touch.time,
-                     touch.speed_into);
+    if (!x.has_commands) {
+      run_command(s, i, x.input, fire_ticks);  // no set_inputs: the last input once, as ever
+    } else {
+      // Exactly the commands the player sent, each once; none: it waits (no motor step).
+      for (const PlayerInput& input : x.commands) {
+        x.input = input;
+        run_command(s, i, input, fire_ticks);
+      }
+      x.commands.clear();
+      x.has_commands = false;
     }
-    s.place_in_grid(e, x.start_pose);
-
-    if (x.fire_cooldown > 0) --x.fire_cooldown;
-    if ((x.input.buttons & kButtonFire) != 0 && x.fire_cooldown == 0) {
-      fire(s, e, x.input);
-      x.fire_cooldown = fire_ticks;
-    }
+    s.place_in_grid(s.entities[i], x.start_pose);
   }
 }
 

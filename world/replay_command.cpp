@@ -90,8 +90,7 @@ bool same_answer(const RecordedQuery& a, const RecordedQuery& b) {
 }  // namespace
 
 void apply_recorded_commands(Simulation& sim, EntityId entity, std::span<const PlayerInput> commands) {
-  for (const PlayerInput& input : commands)
-    sim.set_input(entity, input);
+  sim.set_inputs(entity, commands);
 }
 
 const char* to_string(ReplayError error) {

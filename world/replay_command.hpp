@@ -34,9 +34,9 @@
 
 namespace shiftcast {
 
-// The one place a recorded tick's commands reach the simulation. Today a hosted match applies at most
-// one command per player per tick (set_input); when the server runs every command once, this becomes
-// one call to Simulation::set_inputs and nothing else changes.
+// The one place a recorded tick's commands reach the simulation: Simulation::set_inputs, as the server's
+// Match::apply_inputs called it (an empty list: the player ran no motor step that tick). A player with no
+// entry in a tick had no call at all (recordings made before every command ran exactly once).
 void apply_recorded_commands(Simulation& sim, EntityId entity, std::span<const PlayerInput> commands);
 
 // A query re-answered against the replayed world at the tick it was judged at.

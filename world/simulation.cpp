@@ -262,12 +262,32 @@ void Simulation::set_input(EntityId player, const PlayerInput& input) {
   SimulationState& s = *state_;
   const int i = s.index_of(player);
   if (i < 0 || s.entities[std::size_t(i)].kind != EntityKind::kPlayer) return;
+  EntityExtra& x = s.extras[std::size_t(i)];
+  x.commands.clear();
+  x.has_commands = false;  // the latest call wins: this input, once per tick
   if (!input_valid(input)) {
     ++s.counters.invalid_inputs;
-    s.extras[std::size_t(i)].input = {};
+    x.input = {};
     return;
   }
-  s.extras[std::size_t(i)].input = input;
+  x.input = input;
+}
+
+void Simulation::set_inputs(EntityId player, std::span<const PlayerInput> commands) {
+  SimulationState& s = *state_;
+  const int i = s.index_of(player);
+  if (i < 0 || s.entities[std::size_t(i)].kind != EntityKind::kPlayer) return;
+  EntityExtra& x = s.extras[std::size_t(i)];
+  x.commands.clear();
+  x.has_commands = true;
+  for (const PlayerInput& input : commands) {
+    if (input_valid(input)) {
+      x.commands.push_back(input);
+    } else {
+      ++s.counters.invalid_inputs;
+      x.commands.push_back({});
+    }
+  }
 }
 
 void Simulation::step() {

@@ -6,7 +6,8 @@
 //   Simulation sim(level, navmesh, config);        // level and navmesh shared, read-only
 //   int crate = sim.add_model(make_box_model("crate", {16, 16, 16}).model);
 //   EntityId p = sim.add_player({0, 0, 0}, 0);
-//   sim.set_input(p, input);                       // once per tick per player (else: no input)
+//   sim.set_input(p, input);                       // once per tick per player (else: the last again)
+//   sim.set_inputs(p, commands);                   // or: exactly these commands this tick (a server)
 //   sim.step();                                    // one tick of 1 / tick_rate seconds
 //   for (const Contact& c : sim.contacts()) ...    // this tick's contacts, deterministic order
 //   sim.state_hash();                              // bit-exact fingerprint of the world
@@ -155,7 +156,13 @@ class Simulation {
   bool remove(EntityId id);
 
   // Out-of-range inputs are counted and replaced by "no input" (player_input.hpp).
+  // set_input: the player's input from now on; a tick without a newer one runs it again.
   void set_input(EntityId player, const PlayerInput& input);
+  // The commands `player` runs in the next step only, in order, each one motor step of dt (its own time
+  // advances one tick per command, its fire cooldown counts its commands), as a Quake server runs every
+  // user command exactly once. Empty: no motor step this tick (lifts still carry it, props still push
+  // it). A later step without set_inputs or set_input runs the last command again.
+  void set_inputs(EntityId player, std::span<const PlayerInput> commands);
   void step();
 
   std::uint64_t tick() const;

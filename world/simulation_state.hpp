@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "collision/time_of_impact.hpp"
+#include "world/entity_sweep.hpp"
 #include "world/navmesh.hpp"
 #include "world/simulation.hpp"
 
@@ -46,8 +47,12 @@ class IdIndex {
 
 // Per-entity state the Entity record does not carry, aligned with SimulationState::entities.
 struct EntityExtra {
-  MotorState motor;       // players
-  PlayerInput input;      // players: this tick's input
+  MotorState motor;   // players
+  PlayerInput input;  // players: the last command run, run again in a tick without set_inputs
+  // players: the commands this tick runs, in order, when set_inputs named them (`has_commands`); none
+  // means no motor step this tick. Cleared by the tick.
+  std::vector<PlayerInput> commands;
+  bool has_commands = false;
   int fire_cooldown = 0;  // players: ticks until the next shot
   MoverPath path;         // kinematic props
   double path_start = 0;  // kinematic props: simulation time at which the path's time 0 was
@@ -55,18 +60,6 @@ struct EntityExtra {
   int age_ticks = 0;      // projectiles
   bool dead = false;      // removed during this tick; compacted at its end
   Pose start_pose;        // pose at the start of this tick (the motion other movers see)
-};
-
-// A swept hit against one entity or the level, in the form every phase uses.
-struct SweepHit {
-  bool hit = false;
-  double t = 1;   // fraction of the motion
-  Vec3 normal{};  // unit, pointing back at the mover (away from what it hit)
-  Vec3 point{};   // contact point
-  Vec3 end{};     // where the mover stops: kSurfaceBackoff in front of what it hit
-  EntityId entity = kNoEntity;
-  std::int32_t brush = kNoBrush;
-  bool start_solid = false;
 };
 
 // A player or crate a kinematic prop carried or pushed this tick, and where it was before (to undo the

@@ -230,6 +230,13 @@ TEST(Percentiles, NearestRankOfSmallSets) {
   EXPECT_EQ(h.p99, 99);
   EXPECT_EQ(h.max, 100);
   EXPECT_EQ(h.count, 100u);
+  EXPECT_EQ(h.p999, 100);  // rank ceil(99.9) = 100
+  // 1..1000: p99.9 lands exactly on rank 999.
+  std::vector<double> thousand;
+  for (int i = 1000; i >= 1; --i)
+    thousand.push_back(i);
+  EXPECT_EQ(percentiles(thousand).p999, 999);
+  EXPECT_EQ(percentiles(thousand).p99, 990);
 }
 
 // The definition: the p-th percentile is the smallest sample with at least p% of the samples at or
@@ -237,19 +244,21 @@ TEST(Percentiles, NearestRankOfSmallSets) {
 TEST(Percentiles, MatchTheNearestRankDefinition) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 200; ++trial) {
-    std::vector<double> samples(std::uniform_int_distribution<int>(1, 300)(rng));
+    std::vector<double> samples(std::uniform_int_distribution<int>(1, 3000)(rng));
     for (double& s : samples)
       s = std::uniform_int_distribution<int>(0, 40)(rng);
     Percentiles p = percentiles(samples);
     const double n = static_cast<double>(samples.size());
-    for (auto [percent, value] : {std::pair{50, p.p50}, {95, p.p95}, {99, p.p99}, {100, p.max}}) {
+    // In permille, so p99.9 is checked by the same definition.
+    for (auto [permille, value] :
+         {std::pair{500, p.p50}, {950, p.p95}, {990, p.p99}, {999, p.p999}, {1000, p.max}}) {
       double at_or_below = 0, below = 0;
       for (double s : samples) {
         at_or_below += s <= value;
         below += s < value;
       }
-      EXPECT_GE(at_or_below * 100, percent * n) << "trial " << trial << " p" << percent;
-      EXPECT_LT(below * 100, percent * n) << "trial " << trial << " p" << percent;
+      EXPECT_GE(at_or_below * 1000, permille * n) << "trial " << trial << " p" << permille / 10.0;
+      EXPECT_LT(below * 1000, permille * n) << "trial " << trial << " p" << permille / 10.0;
     }
   }
 }
@@ -518,7 +527,7 @@ TEST(MakeReport, ComputesEveryFigureOfATroubledRun) {
                                   "event_order_violations 2 > 0",
                                   "clients_failed 3 > 0",
                                   "rpc_ms.raycast_rewound p99 70 > 50",
-                                  "movement_error p99 40 > 32",
+                                  "movement_error p99 40 > 4",
                               }));
 }
 
@@ -688,6 +697,7 @@ TEST(ReportJson, HasEveryRequiredKeyWithTheReportsValues) {
   EXPECT_EQ(j["server_tick_ms"]["p95"].number, r.server_tick_ms.p95);
   EXPECT_EQ(j["server_tick_ms"]["count"].number, 10);
   EXPECT_EQ(j["rpc_errors_by_code"]["RateLimited"].number, 2);
+  EXPECT_EQ(j["movement_error"]["p999"].number, r.movement_error.p999);
   EXPECT_EQ(j["level"].string, "arena");
   EXPECT_EQ(j["budgets_met"].kind, Json::Kind::kBool);
   EXPECT_FALSE(j["budgets_met"].boolean);

@@ -74,6 +74,7 @@ TEST(ClientConnection, SixHundredTicksOverALossyLink) {
   std::vector<wire::ContactEvent> queued, delivered;
   std::map<std::size_t, std::uint64_t> command_datagrams;  // up-link datagram id -> newest command in it
   std::vector<std::uint64_t> server_inputs;
+  std::vector<PlayerInput> taken;
   std::uint64_t tick = 0, checked_tick = 0;
   int complete_checks = 0, tampered = 0, forged_commands = 0;
   constexpr std::uint64_t kTicks = 600, kDrainTicks = 300;  // contacts stop after kTicks, the rest drains
@@ -89,7 +90,10 @@ TEST(ClientConnection, SixHundredTicksOverALossyLink) {
     if (server.connection) {
       ClientConnection& c = *server.connection;
       ++tick;
-      if (auto in = c.next_input()) server_inputs.push_back(command_sequence(*in));
+      taken.clear();
+      c.take_commands(taken);
+      for (const PlayerInput& in : taken)
+        server_inputs.push_back(command_sequence(in));
       world.step(tick);
       if (tick <= kTicks) {
         for (std::uint32_t n = rng() % 3; n > 0; --n) {
@@ -190,8 +194,12 @@ TEST(ClientConnection, SixHundredTicksOverALossyLink) {
       if (up.lost(own->first)) ++single_losses_covered;
     }
   }
-  while (auto in = server.connection->next_input())
-    server_inputs.push_back(command_sequence(*in));
+  for (bool waiting = true; waiting;) {
+    taken.clear();
+    waiting = server.connection->take_commands(taken).waiting > 0;
+    for (const PlayerInput& in : taken)
+      server_inputs.push_back(command_sequence(in));
+  }
   const ConnectionCounters& sc = server.connection->counters();
   EXPECT_EQ(sc.commands_received, accepted.size());
   EXPECT_EQ(sc.commands_missing + accepted.size(), accepted.empty() ? 0 : accepted.back());
@@ -267,27 +275,39 @@ TEST(ClientConnection, CommandsInOrderOnceEachWithRefusalsAndDrops) {
   EXPECT_EQ(c.on_packet(as_packet(f1), kClientAddress, t), wire::ErrorCode::Ok);  // late: nothing new
   EXPECT_EQ(c.on_packet(as_packet(f2), kClientAddress, t), wire::ErrorCode::Ok);  // its bad command is known
   EXPECT_EQ(c.on_packet(as_packet(f3), kClientAddress, t), wire::ErrorCode::DuplicatePacket);
-  EXPECT_EQ(command_sequence(*c.next_input()), 1u);
-  EXPECT_EQ(command_sequence(*c.next_input()), 3u);
-  EXPECT_FALSE(c.next_input());
+  // One tick's credit runs one command: 1, then 3 at the next tick, then nothing is left.
+  std::vector<PlayerInput> taken;
+  EXPECT_EQ(c.take_commands(taken).waiting, 1u);
+  EXPECT_EQ(c.take_commands(taken).waiting, 0u);
+  EXPECT_EQ(c.take_commands(taken).run, 0u);
+  ASSERT_EQ(taken.size(), 2u);
+  EXPECT_EQ(command_sequence(taken[0]), 1u);
+  EXPECT_EQ(command_sequence(taken[1]), 3u);
+  EXPECT_EQ(c.run_ack(), 3u);
 
-  // A client running ahead: 7 commands between two ticks; only the newest kMaxQueuedCommands stay.
-  for (std::uint64_t k = 4; k <= 10; ++k) {
+  // A client running ahead: kMaxQueuedCommands + 3 commands between two ticks; the newest
+  // kMaxQueuedCommands stay and run in order, as the credit allows.
+  const std::uint64_t last = 3 + kMaxQueuedCommands + 3;
+  for (std::uint64_t k = 4; k <= last; ++k) {
     ASSERT_EQ(c.on_packet(as_packet(p.client.send_command(command_input(k), 13.0, t)), kClientAddress, t),
               wire::ErrorCode::Ok);
   }
-  EXPECT_EQ(c.counters().commands_dropped, 10u - 3u - kMaxQueuedCommands);
-  for (std::uint64_t k = 11 - kMaxQueuedCommands; k <= 10; ++k)
-    EXPECT_EQ(command_sequence(*c.next_input()), k);
-  EXPECT_FALSE(c.next_input());
+  EXPECT_EQ(c.counters().commands_dropped, 3u);
+  taken.clear();
+  for (bool waiting = true; waiting;)
+    waiting = c.take_commands(taken).waiting > 0;
+  ASSERT_EQ(taken.size(), kMaxQueuedCommands);
+  for (std::size_t i = 0; i < taken.size(); ++i)
+    EXPECT_EQ(command_sequence(taken[i]), last + 1 - kMaxQueuedCommands + i);
   EXPECT_EQ(c.counters().commands_missing, 0u);
 
-  // The client learns when each command was first acknowledged (input latency).
+  // The client learns when each command was first acknowledged (input latency): the frame reports the
+  // newest command run.
   const auto frame = c.build_frame(1, {}, {}, t + 0.01);
   EXPECT_EQ(p.client.on_datagram(frame, t + 0.05), wire::ErrorCode::Ok);
-  EXPECT_EQ(p.client.input_ack(), 10u);
+  EXPECT_EQ(p.client.input_ack(), last);
   const auto acks = p.client.take_command_acks();
-  ASSERT_EQ(acks.size(), 10u);
+  ASSERT_EQ(acks.size(), last);
   for (std::size_t i = 0; i < acks.size(); ++i) {
     EXPECT_EQ(acks[i].sequence, i + 1);
     EXPECT_EQ(acks[i].sent_at, t);

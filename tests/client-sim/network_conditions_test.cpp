@@ -140,7 +140,8 @@ TEST(NetworkConditionsParse, EveryBadItemIsATypedErrorNamingIt) {
     ASSERT_FALSE(p.ok()) << c.text;
     EXPECT_EQ(p.error->kind, c.kind) << c.text << ": " << to_string(p.error->kind);
     EXPECT_EQ(p.error->item, c.item) << c.text;
-    EXPECT_NE(p.error->message.find("'" + std::string(c.item) + "'"), std::string::npos) << p.error->message;
+    const std::string quoted = std::string("'").append(c.item).append("'");
+    EXPECT_NE(p.error->message.find(quoted), std::string::npos) << p.error->message;
   }
   // One direction's key and the plain key are not duplicates.
   EXPECT_TRUE(parse_network_conditions("loss=1%,up.loss=2%,down.loss=3%").ok());

@@ -279,9 +279,16 @@ SimReport make_report(const SimOptions& options, const SimRunResult& run, const 
   if (r.movement_error.p99 > b.movement_error_p99) {
     miss(fmt::format("movement_error p99 {} > {}", short_number(r.movement_error.p99), b.movement_error_p99));
   }
-  if (r.snapshot_rate_achieved < b.snapshot_rate_min_fraction * r.snapshot_rate_expected) {
-    miss(fmt::format("snapshot_rate_achieved {}/s < {} x {}/s", short_number(r.snapshot_rate_achieved),
-                     b.snapshot_rate_min_fraction, short_number(r.snapshot_rate_expected)));
+  // A lossy link drops its share of snapshots on the way: the budget is a fraction of what it lets through.
+  const double delivered_fraction = 1 - options.network.down.loss;
+  if (r.snapshot_rate_achieved <
+      b.snapshot_rate_min_fraction * delivered_fraction * r.snapshot_rate_expected) {
+    miss(delivered_fraction < 1
+             ? fmt::format("snapshot_rate_achieved {}/s < {} x (1 - {} loss) x {}/s",
+                           short_number(r.snapshot_rate_achieved), b.snapshot_rate_min_fraction,
+                           short_number(options.network.down.loss), short_number(r.snapshot_rate_expected))
+             : fmt::format("snapshot_rate_achieved {}/s < {} x {}/s", short_number(r.snapshot_rate_achieved),
+                           b.snapshot_rate_min_fraction, short_number(r.snapshot_rate_expected)));
   }
   if (!r.server_metrics_ok) {
     miss("server metrics unavailable (" + r.server_metrics_error + ")");

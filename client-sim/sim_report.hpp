@@ -58,7 +58,8 @@ struct SimReport {
   double input_ack_p99_ticks = 0;
   // Network conditions (--net): their text ("none"), the round trip they add (both latencies and both
   // jitters' worst case), the input-to-ack budget that round trip scales (budget + round trip in ticks)
-  // and the links' counters summed over the clients.
+  // and the links' counters summed over the clients. The snapshot-rate budget is likewise a fraction of
+  // what the down link's loss lets through.
   std::string network = "none";
   double round_trip_ms = 0;
   double input_ack_budget_ticks = 0;

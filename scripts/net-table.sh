@@ -19,7 +19,7 @@ nets=(
   "latency=50ms"
   "loss=5%,latency=50ms,jitter=10ms,dup=1%,reorder=2%"
   "loss=10%,latency=50ms"
-  "latency=50ms,down.rate=256kbit,up.rate=128kbit"
+  "latency=50ms,rate=512kbit"
 )
 
 for i in "${!names[@]}"; do

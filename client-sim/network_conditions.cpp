@@ -193,7 +193,7 @@ NetParseResult parse_network_conditions(std::string_view text) {
   };
   std::vector<Setting> settings;
   auto error = [&](NetParseErrorKind kind, std::string_view item, const std::string& why) {
-    result.error = NetParseError{kind, std::string(item), fmt::format("net item '{}': {}", item, why)};
+    result.error = NetParseError{kind, std::string(item), fmt::format("item '{}': {}", item, why)};
     return result;
   };
   std::size_t start = 0;

@@ -85,7 +85,7 @@ const char* to_string(NetParseErrorKind kind);
 struct NetParseError {
   NetParseErrorKind kind;
   std::string item;     // the item as written
-  std::string message;  // "net item 'loss=100%': loss must be below 100%"
+  std::string message;  // "item 'loss=100%': loss must be 0% or more and below 100%"
 };
 
 struct NetParseResult {

@@ -120,11 +120,11 @@ const Flag kFlags[] = {
        o.threads = static_cast<int>(parse_integer(f, v, kIntMin, kIntMax));
      }},
     {"net", "ITEMS",
-     "network conditions, both ways, e.g. loss=5%,latency=50ms,jitter=10ms,dup=1%,reorder=2%,rate=512kbit\n"
-     "                        (up.KEY / down.KEY for one direction; replaces the profile's [network])",
+     "network conditions, e.g. loss=5%,latency=50ms,jitter=10ms,dup=1%,reorder=2%,rate=512kbit\n"
+     "                        (both ways; up.KEY / down.KEY: one; replaces the profile's [network])",
      [](SimOptions& o, std::string_view, std::string_view v) {
        NetParseResult parsed = parse_network_conditions(v);
-       if (!parsed.ok()) throw SimUsageError("--net " + parsed.error->message);
+       if (!parsed.ok()) throw SimUsageError("--net " + parsed.error->message);  // "--net item '...': ..."
        o.network = parsed.conditions;
      }},
     {"no-progress", "", "no live progress line on stderr",

@@ -374,7 +374,7 @@ TEST_F(SimOptionsTest, NetworkConditionsFromTheFlagAndTheProfile) {
   EXPECT_FALSE(parse(with({"--profile", profile, "--net", "none"})).network.active());
   EXPECT_DOUBLE_EQ(parse(with({"--net=jitter=5ms", "--profile", profile})).network.up.latency, 0);
 
-  EXPECT_NE(error_of(with({"--net", "loss=100%"})).find("--net net item 'loss=100%': loss must be"),
+  EXPECT_NE(error_of(with({"--net", "loss=100%"})).find("--net item 'loss=100%': loss must be"),
             std::string::npos);
   EXPECT_NE(error_of(with({"--net", "latency=5ms,lost=1%"})).find("'lost=1%': unknown key"),
             std::string::npos);
@@ -382,7 +382,7 @@ TEST_F(SimOptionsTest, NetworkConditionsFromTheFlagAndTheProfile) {
     return error_of(with({"--profile", write("bad.toml", text)}));
   };
   EXPECT_NE(table_error("[network]\nloss = 5\n").find("[network] loss: must be a string"), std::string::npos);
-  EXPECT_NE(table_error("[network]\nloss = \"5\"\n").find("net item 'loss=5': loss needs a percentage"),
+  EXPECT_NE(table_error("[network]\nloss = \"5\"\n").find("[network] item 'loss=5': loss needs a percentage"),
             std::string::npos);
   EXPECT_NE(table_error("[network.sideways]\nloss = \"5%\"\n").find("[network] sideways: must be a string"),
             std::string::npos);

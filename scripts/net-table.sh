@@ -44,7 +44,7 @@ done
 /usr/bin/python3 - "$out" "${names[@]}" <<'PY'
 import json, sys
 out, names = sys.argv[1], sys.argv[2:]
-print("| conditions (both ways unless up./down.) | input→ack p50 / p99 (ms) | p99 ticks | budget (ticks) | events lost / duplicated or out of order | snapshots/s (of expected) | packet loss down | prediction error p99 (units) | budgets |")
+print("| conditions (both ways unless up./down.) | input→ack p50 / p99 (ms) | p50 / p99 (ticks) | budget (ticks) | events lost / duplicated or out of order | snapshots/s (of expected) | packet loss down | prediction error p99 (units) | budgets |")
 print("|---|---|---|---|---|---|---|---|---|")
 for name in names:
     r = json.load(open(f"{out}/report-{name}.json"))
@@ -52,7 +52,8 @@ for name in names:
     n = r["network"]
     # event_order_violations counts both duplicated and out-of-order deliveries.
     verdict = "met" if r["budgets_met"] else "MISSED: " + "; ".join(r["budgets_missed"])
-    print(f"| `{n['conditions']}` | {a['p50']:.1f} / {a['p99']:.1f} | {r['input_ack_p99_ticks']:.2f} | "
+    ticks = r["tick_rate"] / 1000
+    print(f"| `{n['conditions']}` | {a['p50']:.1f} / {a['p99']:.1f} | {a['p50'] * ticks:.2f} / {a['p99'] * ticks:.2f} | "
           f"{r['input_ack_budget_ticks']:.2f} | {r['events_lost']} / {r['event_order_violations']} | "
           f"{r['snapshot_rate_achieved']:.1f} ({r['snapshot_rate_expected']:g}) | "
           f"{100 * r['packet_loss_down']:.1f} % | {r['movement_error']['p99']:.1f} | {verdict} |")

@@ -4,6 +4,8 @@
 // (client-sim/movement_check), sends the command, and fires hitscan shots as raycast RPCs. Everything it
 // receives is checked as it arrives: snapshot continuity, contact events in order without gaps or
 // duplicates, input acknowledgement latency, own movement against the server's (SimClientStats).
+// With network conditions (SimOptions::network) every datagram both ways passes through the client's two
+// links (client-sim/network_conditions.hpp), and the thread's DeliveryTimer delivers them when due.
 //
 //   SimClient client(io, thread_context, token, server_endpoint, {.seed = 7, .index = 3});
 //   client.start(now);           // socket, receive loop; the handshake starts at the first tick

@@ -9,6 +9,7 @@
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace shiftcast {

@@ -44,12 +44,18 @@ ClientThread::ClientThread(const SimOptions& options, const SimLevel& level, Run
   shared_.epoch = epoch;
   shared_.unix_time_offset = unix_time_offset;
   period_ = to_duration(1.0 / std::max(1, options.tick_rate));
+  if (options.network.active()) {
+    delivery_.emplace(context_, epoch);
+    shared_.delivery = &*delivery_;
+  }
 }
 
 void ClientThread::add(std::size_t global_index, ConnectToken token, const udp::endpoint& server,
                        const SimClientIdentity& identity) {
+  SimClientIdentity id = identity;
+  id.client = global_index;
   clients_.push_back(
-      {global_index, std::make_unique<SimClient>(context_, shared_, std::move(token), server, identity)});
+      {global_index, std::make_unique<SimClient>(context_, shared_, std::move(token), server, id)});
 }
 
 std::string ClientThread::connect_rpc(const tcp::endpoint& server) {
@@ -100,6 +106,7 @@ void ClientThread::on_tick() {
     }
     if (rpc_.pending() == 0 || t >= stop_deadline_) {
       rpc_.close();  // what is still unanswered counts as connection_lost
+      if (delivery_) delivery_->cancel();
       publish();
       return;  // no timer, no sockets: run() returns
     }

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -121,6 +122,7 @@ class ClientThread {
   double stop_deadline_ = 0;
   int last_settled_ = -1;
   PublishedTotals published_;
+  std::optional<DeliveryTimer> delivery_;  // only with network conditions: wakes held datagrams on time
 };
 
 }  // namespace shiftcast::client_thread

@@ -106,6 +106,16 @@ class JsonWriter {
       value({}, json_string(item));
     close(']');
   }
+  void link(std::string_view key, const LinkCounters& c) {
+    open(key, '{');
+    value("submitted", json_number(c.submitted));
+    value("dropped_loss", json_number(c.dropped_loss));
+    value("dropped_queue", json_number(c.dropped_queue));
+    value("duplicated", json_number(c.duplicated));
+    value("reordered", json_number(c.reordered));
+    value("delivered", json_number(c.delivered));
+    close('}');
+  }
   std::string text() const { return out_ + "\n"; }
 
  private:
@@ -147,6 +157,13 @@ std::string report_json(const SimReport& r) {
   w.value("snapshot_rate_achieved", json_number(r.snapshot_rate_achieved));
   w.percentiles("input_ack_ms", r.input_ack_ms);
   w.value("input_ack_p99_ticks", json_number(r.input_ack_p99_ticks));
+  w.value("input_ack_budget_ticks", json_number(r.input_ack_budget_ticks));
+  w.open("network", '{');
+  w.value("conditions", json_string(r.network));
+  w.value("round_trip_ms", json_number(r.round_trip_ms));
+  w.link("up", r.link_up);
+  w.link("down", r.link_down);
+  w.close('}');
   w.open("rpc_ms", '{');
   for (const auto& [kind, p] : r.rpc_ms)
     w.percentiles(kind, p);

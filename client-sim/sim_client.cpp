@@ -58,6 +58,7 @@ SimClient::SimClient(asio::io_context& context, SimThreadContext& shared, Connec
   raycast_ms_->reserve(std::size_t(shots * (1 - o.behaviour.rewound_fraction)) + 1);
   raycast_rewound_ms_->reserve(std::size_t(shots * o.behaviour.rewound_fraction) + 1);
   players_.reserve(64);
+  if (o.network.active()) links_ = std::make_unique<ClientLinks>(o.network, o.seed, identity.client);
 }
 
 double SimClient::now_seconds() const {
@@ -83,12 +84,12 @@ void SimClient::receive() {
     const double now = now_seconds();
     // Other errors (an ICMP port unreachable from a server that is gone) are left to the session's
     // timeout: the socket keeps listening.
-    if (!ec) on_datagram({buffer_.data(), n}, now);
+    if (!ec) on_received({buffer_.data(), n}, now);
     for (int i = 0; i < kMaxDrainPerWakeup && !stopped_; ++i) {
       boost::system::error_code again;
       const std::size_t m = socket_.receive(asio::buffer(buffer_), 0, again);
       if (again) break;
-      on_datagram({buffer_.data(), m}, now);
+      on_received({buffer_.data(), m}, now);
     }
     if (!stopped_) receive();
   });
@@ -136,7 +137,7 @@ void SimClient::on_datagram(std::span<const std::uint8_t> datagram, double now) 
   if (session_.latest_snapshot_tick() > last_snapshot_tick_) on_new_snapshot();
   check_state(now);
   // The handshake's answer to a challenge goes out now rather than at the next tick.
-  if (!stopped_) send_all(session_.poll(now));
+  if (!stopped_) send_all(session_.poll(now), now);
 }
 
 void SimClient::take_events() {
@@ -234,11 +235,52 @@ void SimClient::finish(double now) {
   stats_.snapshots = c.snapshots_received;
   stats_.snapshots_skipped = c.snapshots_skipped;
   if (stats_.connected) stats_.connected_seconds = now - connected_at_;
+  if (links_) {
+    stats_.link_up = links_->up.counters();
+    stats_.link_down = links_->down.counters();
+  }
   boost::system::error_code ignored;
   socket_.close(ignored);
 }
 
-void SimClient::send(std::span<const std::uint8_t> datagram) {
+void SimClient::send(std::span<const std::uint8_t> datagram, double now) {
+  if (!links_) {
+    transmit(datagram);
+    return;
+  }
+  if (datagram.empty() || !socket_.is_open()) return;
+  links_->up.submit(datagram, now);
+  links_->deliver(links_->up, now, [this](std::span<const std::uint8_t> d) { transmit(d); });
+  register_due();
+}
+
+void SimClient::on_received(std::span<const std::uint8_t> datagram, double now) {
+  if (!links_) {
+    on_datagram(datagram, now);
+    return;
+  }
+  links_->down.submit(datagram, now);
+  deliver_due(now);
+}
+
+void SimClient::deliver_due(double now) {
+  if (registered_due_ <= now) registered_due_ = std::numeric_limits<double>::infinity();
+  if (stopped_ || !links_) return;
+  links_->deliver(links_->up, now, [this](std::span<const std::uint8_t> d) { transmit(d); });
+  links_->deliver(links_->down, now, [this, now](std::span<const std::uint8_t> d) {
+    if (!stopped_) on_datagram(d, now);
+  });
+  register_due();
+}
+
+void SimClient::register_due() {
+  const std::optional<double> due = links_->next_due();
+  if (stopped_ || !due || !(*due < registered_due_) || shared_.delivery == nullptr) return;
+  registered_due_ = *due;
+  shared_.delivery->wake_at(*due, this);
+}
+
+void SimClient::transmit(std::span<const std::uint8_t> datagram) {
   if (datagram.empty() || !socket_.is_open()) return;
   boost::system::error_code ec;
   const std::size_t n = socket_.send(asio::buffer(datagram.data(), datagram.size()), 0, ec);
@@ -247,14 +289,14 @@ void SimClient::send(std::span<const std::uint8_t> datagram) {
   stats_.bytes_up += n + kUdpIpv4HeaderBytes;
 }
 
-void SimClient::send_all(const std::vector<std::vector<std::uint8_t>>& datagrams) {
+void SimClient::send_all(const std::vector<std::vector<std::uint8_t>>& datagrams, double now) {
   for (const auto& d : datagrams)
-    send(d);
+    send(d, now);
 }
 
 void SimClient::tick(double now) {
   if (!started_ || stopped_) return;
-  send_all(session_.poll(now));
+  send_all(session_.poll(now), now);
   check_state(now);
   if (stopped_) return;
   play(now);
@@ -270,7 +312,7 @@ void SimClient::play(double now) {
   senses.level = &shared_.world->tree();
   const PlayerInput input = bot_.think(*shared_.nav, senses);
   movement_.predict(session_.last_command_sequence() + 1, input);
-  send(session_.send_command(input, double(last_snapshot_tick_), now));
+  send(session_.send_command(input, double(last_snapshot_tick_), now), now);
   ++stats_.commands_sent;
   ++shared_.totals->commands;
   if ((input.buttons & kButtonFire) != 0) shoot(now, input);
@@ -333,8 +375,10 @@ void SimClient::stop(double now) {
   }
   const bool was_connected = session_.state() == ClientState::kConnected;
   const std::vector<std::uint8_t> bye = session_.disconnect(now);
+  // Straight to the socket, past any network conditions: the socket closes now, and a goodbye held in a
+  // link would never leave.
   for (int i = 0; i < kGoodbyeCopies; ++i)
-    send(bye);
+    transmit(bye);
   if (!was_connected) {
     fail(now, stats_.connected ? describe(session_.state(), session_.code()) : "not connected at the end");
     return;

@@ -4,6 +4,8 @@
 // (client-sim/movement_check), sends the command, and fires hitscan shots as raycast RPCs. Everything it
 // receives is checked as it arrives: snapshot continuity, contact events in order without gaps or
 // duplicates, input acknowledgement latency, own movement against the server's (SimClientStats).
+// With network conditions (SimOptions::network) every datagram both ways passes through the client's two
+// links (client-sim/network_conditions.hpp), and the thread's DeliveryTimer delivers them when due.
 //
 //   SimClient client(io, thread_context, token, server_endpoint, {.seed = 7, .index = 3});
 //   client.start(now);           // socket, receive loop; the handshake starts at the first tick
@@ -20,12 +22,16 @@
 #include <boost/asio/ip/udp.hpp>
 #include <chrono>
 #include <cstdint>
+#include <limits>
+#include <memory>
 #include <set>
 #include <span>
 #include <vector>
 
+#include "client-sim/delivery_timer.hpp"
 #include "client-sim/level_motor_world.hpp"
 #include "client-sim/movement_check.hpp"
+#include "client-sim/network_conditions.hpp"
 #include "client-sim/rpc_channel.hpp"
 #include "client-sim/sim_options.hpp"
 #include "client-sim/sim_stats.hpp"
@@ -64,14 +70,16 @@ struct SimThreadContext {
   std::chrono::steady_clock::time_point epoch;  // the clients' `now` is seconds since this
   double unix_time_offset = 0;                  // unix seconds = the clients' `now` + this
   bool measuring = false;                       // the load phase: latency and movement samples are kept
+  DeliveryTimer* delivery = nullptr;            // with network conditions only: wakes held datagrams
 };
 
 struct SimClientIdentity {
-  std::uint32_t seed = 1;   // the match's seed: bots of one match draw unrelated streams from it
-  std::uint32_t index = 0;  // the bot's index in its match
+  std::uint32_t seed = 1;    // the match's seed: bots of one match draw unrelated streams from it
+  std::uint32_t index = 0;   // the bot's index in its match
+  std::uint64_t client = 0;  // the client's index in the run: seeds its network-condition links
 };
 
-class SimClient {
+class SimClient final : public DeliveryTarget {
  public:
   // `server`: where the token's address points (the address datagrams are sent to and accepted from).
   SimClient(boost::asio::io_context& context, SimThreadContext& shared, ConnectToken token,
@@ -86,6 +94,8 @@ class SimClient {
 
   const SimClientStats& stats() const { return stats_; }
   SimClientStats take_stats() { return std::move(stats_); }
+  // With network conditions: sends and receives what its links hold that is due (the thread's timer).
+  void deliver_due(double now) override;
 
  private:
   void receive();
@@ -96,8 +106,14 @@ class SimClient {
   void check_state(double now);
   void fail(double now, std::string reason);
   void finish(double now);  // final counters; the socket closed
-  void send(std::span<const std::uint8_t> datagram);
-  void send_all(const std::vector<std::vector<std::uint8_t>>& datagrams);
+  // Every datagram to the server goes through send; every one from it through on_received. Without
+  // network conditions they are transmit and on_datagram themselves; with them, the links hold each
+  // datagram until it is due (client-sim/network_conditions.hpp).
+  void send(std::span<const std::uint8_t> datagram, double now);
+  void send_all(const std::vector<std::vector<std::uint8_t>>& datagrams, double now);
+  void transmit(std::span<const std::uint8_t> datagram);
+  void on_received(std::span<const std::uint8_t> datagram, double now);
+  void register_due();
   void play(double now);
   void shoot(double now, const PlayerInput& input);
   void on_shot_reply(const RpcReply& reply, bool rewound);
@@ -133,6 +149,9 @@ class SimClient {
   double shot_tokens_ = 1;
   double last_refill_ = 0;
   std::uint64_t shots_ = 0;
+
+  std::unique_ptr<ClientLinks> links_;  // null without network conditions
+  double registered_due_ = std::numeric_limits<double>::infinity();
 };
 
 }  // namespace shiftcast

@@ -124,19 +124,57 @@ const ProfileKey kProfileKeys[] = {
     {"behaviour", "rewound_fraction", &assign_in<&O::behaviour, &H::rewound_fraction>},
 };
 
+// [network]: the --net items as keys with string values ("5%", "50ms"), and [network.up] /
+// [network.down] for one direction; read through parse_network_conditions so both spell alike.
+void load_network(const std::string& path, const toml::table& table, SimOptions& o,
+                  std::vector<std::string>& errors) {
+  std::string text;
+  bool ok = true;
+  auto add = [&](std::string_view prefix, std::string_view key, const toml::node& node) {
+    const auto value = node.value_exact<std::string>();
+    if (!value) {
+      errors.push_back(fmt::format("{}: [network] {}{}: must be a string (\"5%\", \"50ms\", \"512kbit\")",
+                                   where(path, node), prefix, key));
+      ok = false;
+      return;
+    }
+    text += fmt::format("{}{}{}={}", text.empty() ? "" : ",", prefix, key, *value);
+  };
+  for (auto&& [key, node] : table) {
+    const toml::table* direction = node.as_table();
+    if (direction && (key.str() == "up" || key.str() == "down")) {
+      for (auto&& [inner, value] : *direction)
+        add(fmt::format("{}.", key.str()), inner.str(), value);
+    } else {
+      add("", key.str(), node);
+    }
+  }
+  if (!ok) return;
+  const NetParseResult parsed = parse_network_conditions(text);
+  if (!parsed.ok()) {
+    errors.push_back(fmt::format("{}: [network] {}", where(path, table), parsed.error->message));
+    return;
+  }
+  o.network = parsed.conditions;
+}
+
 }  // namespace
 
 void load_profile(const std::string& path, SimOptions& o, std::vector<std::string>& errors) {
   toml::table root = parse_toml_file(path, "profile");
   for (auto&& [table_name, table_node] : root) {
     const toml::table* table = table_node.as_table();
+    if (table && table_name.str() == "network") {
+      load_network(path, *table, o, errors);
+      continue;
+    }
     bool known = false;
     for (const ProfileKey& k : kProfileKeys)
       known = known || k.table == table_name.str();
     if (!known || !table) {
-      errors.push_back(fmt::format("{}: {} {}: a profile has the tables [run], [budgets] and [behaviour]",
-                                   where(path, table_node), table ? "unknown table" : "unknown key",
-                                   table_name.str()));
+      errors.push_back(
+          fmt::format("{}: {} {}: a profile has the tables [run], [budgets], [behaviour] and [network]",
+                      where(path, table_node), table ? "unknown table" : "unknown key", table_name.str()));
       continue;
     }
     for (auto&& [key, node] : *table) {

@@ -119,6 +119,14 @@ const Flag kFlags[] = {
      [](SimOptions& o, std::string_view f, std::string_view v) {
        o.threads = static_cast<int>(parse_integer(f, v, kIntMin, kIntMax));
      }},
+    {"net", "ITEMS",
+     "network conditions, e.g. loss=5%,latency=50ms,jitter=10ms,dup=1%,reorder=2%,rate=512kbit\n"
+     "                        (both ways; up.KEY / down.KEY: one; replaces the profile's [network])",
+     [](SimOptions& o, std::string_view, std::string_view v) {
+       NetParseResult parsed = parse_network_conditions(v);
+       if (!parsed.ok()) throw SimUsageError("--net " + parsed.error->message);  // "--net item '...': ..."
+       o.network = parsed.conditions;
+     }},
     {"no-progress", "", "no live progress line on stderr",
      [](SimOptions& o, std::string_view, std::string_view) { o.progress = false; }},
     {"help", "", "this text", [](SimOptions& o, std::string_view, std::string_view) { o.help = true; }},

@@ -8,7 +8,9 @@
 // Precedence, lowest first: the defaults below, the profile's [run] table, the server config (--config:
 // [network] rpc_bind_address, rpc_port, http_port; [security] admin_key_file; [[level]] for level_file),
 // then the flags, whatever their order on the command line. A profile has [run], [budgets] and
-// [behaviour] tables whose keys are the fields' names; anything else in it is an error. Of the server's
+// [behaviour] tables whose keys are the fields' names, and a [network] table whose keys are --net's
+// (string values; [network.up] / [network.down] for one direction; --net replaces it); anything else in
+// it is an error. Of the server's
 // own file only those keys are read, and nothing else in it is checked (the server checks its file).
 #pragma once
 
@@ -16,6 +18,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "client-sim/network_conditions.hpp"
 
 namespace shiftcast {
 
@@ -70,6 +74,8 @@ struct SimOptions {
 
   SimBudgets budgets;
   SimBehaviour behaviour;
+  // --net or the profile's [network] table: applied to every datagram between each client and the server.
+  NetworkConditions network;
 };
 
 inline constexpr int kSimExitOk = 0;

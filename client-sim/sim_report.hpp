@@ -57,6 +57,15 @@ struct SimReport {
   double snapshot_rate_achieved = 0;    // snapshots per second, mean over clients
   Percentiles input_ack_ms;
   double input_ack_p99_ticks = 0;
+  // Network conditions (--net): their text ("none"), the round trip they add (both latencies and both
+  // jitters' worst case), the input-to-ack budget that round trip scales (budget + round trip in ticks)
+  // and the links' counters summed over the clients. The snapshot-rate budget is likewise a fraction of
+  // what the down link's loss lets through.
+  std::string network = "none";
+  double round_trip_ms = 0;
+  double input_ack_budget_ticks = 0;
+  LinkCounters link_up;
+  LinkCounters link_down;
   std::map<std::string, Percentiles> rpc_ms;
   std::uint64_t rpc_errors = 0;
   std::map<std::string, std::uint64_t> rpc_errors_by_code;

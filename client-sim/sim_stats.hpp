@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "client-sim/network_conditions.hpp"
+
 namespace shiftcast {
 
 struct SimClientStats {
@@ -48,6 +50,10 @@ struct SimClientStats {
   // Own movement: distance between the client's prediction and the server's position, one sample per
   // snapshot that acknowledged a command.
   std::vector<double> movement_error;
+
+  // Network conditions (--net): this client's two links, zeros when the run has none.
+  LinkCounters link_up;
+  LinkCounters link_down;
 };
 
 inline constexpr std::uint64_t kUdpIpv4HeaderBytes = 28;  // IPv4 (20) + UDP (8), no options

@@ -193,6 +193,7 @@ std::vector<std::uint8_t> ClientConnection::build_frame(std::uint64_t tick,
                                  : fbb.CreateVectorOfStructs(events.data(), events.size());
   counters_.events_sent += events.size();
   const auto body = wire::CreateServerFrame(fbb, tick, run_ack_, snapshot_offset, events_offset);
+  input_ack_sent_ = run_ack_;
 
   const std::uint64_t sequence = tracker_.next_sequence();
   std::vector<std::uint8_t> datagram = seal(fbb, wire::Message::ServerFrame, body.Union(), now);
@@ -212,6 +213,14 @@ std::vector<std::uint8_t> ClientConnection::build_keepalive(std::uint64_t tick, 
   flatbuffers::FlatBufferBuilder fbb(64);
   const auto body = wire::CreateKeepAlive(fbb, tick);
   return seal(fbb, wire::Message::KeepAlive, body.Union(), now);
+}
+
+std::vector<std::uint8_t> ClientConnection::build_input_ack(std::uint64_t tick, double now) {
+  if (closed_) return {};
+  flatbuffers::FlatBufferBuilder fbb(64);
+  const auto body = wire::CreateServerFrame(fbb, tick, run_ack_);
+  input_ack_sent_ = run_ack_;
+  return seal(fbb, wire::Message::ServerFrame, body.Union(), now);
 }
 
 std::vector<std::uint8_t> ClientConnection::build_disconnect(wire::ErrorCode code, double now) {

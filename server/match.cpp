@@ -237,9 +237,14 @@ void Match::say_goodbye(ClientConnection& connection, const udp::endpoint& to, w
 void Match::send_keepalives() {
   const double t = now();
   const std::uint64_t tick = scene_->simulation().tick();
-  for (auto& [id, client] : clients_)
-    if (client.connection->keepalive_due(t))
+  for (auto& [id, client] : clients_) {
+    // A command arrived since the last frame: acknowledge it now rather than at the next snapshot tick.
+    if (client.connection->input_ack_due()) {
+      endpoint_.send(client.connection->build_input_ack(tick, t), client.endpoint);
+    } else if (client.connection->keepalive_due(t)) {
       endpoint_.send(client.connection->build_keepalive(tick, t), client.endpoint);
+    }
+  }
 }
 
 void Match::drop_closed_connections() {

@@ -121,7 +121,7 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   void apply_inputs();
   void dispatch_contacts();
   void send_frames();
-  void send_keepalives();
+  void send_keepalives();  // and, between snapshots, input acknowledgements
   void say_goodbye(ClientConnection& connection, const boost::asio::ip::udp::endpoint& to,
                    wire::ErrorCode reason, double now);
   void drop_closed_connections();

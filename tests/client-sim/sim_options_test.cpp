@@ -344,6 +344,51 @@ TEST_F(SimOptionsTest, ProfileProblemsAreRefusedWithTheirReason) {
   EXPECT_NE(error_with("[budgets]\n\nrpc_p99 = 10\n").find("p.toml:3:"), std::string::npos);
 }
 
+// Network conditions: --net and the profile's [network] table ([network.up] / [network.down] for one
+// direction) reach SimOptions::network as the parser reads the same text; --net replaces the table; a bad
+// item or a value that is not a string is refused with the item named.
+TEST_F(SimOptionsTest, NetworkConditionsFromTheFlagAndTheProfile) {
+  const std::vector<std::string> valid{"--admin-key", "k", "--level-file", path("levels/arena.map")};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = valid;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  EXPECT_FALSE(parse(valid).network.active());  // the default: a clean network, today's path
+
+  const std::string goal = "loss=5%,latency=50ms,jitter=10ms,dup=1%,reorder=2%";
+  const SimOptions flag = parse(with({"--net", goal}));
+  EXPECT_TRUE(flag.network.up == parse_network_conditions(goal).conditions.up);
+  EXPECT_TRUE(flag.network.down == parse_network_conditions(goal).conditions.down);
+
+  const std::string profile = write("net.toml",
+                                    "[network]\nloss = \"5%\"\nlatency = \"50ms\"\n"
+                                    "[network.up]\nrate = \"512kbit\"\n[network.down]\nlatency = \"80ms\"\n");
+  const SimOptions table = parse(with({"--profile", profile}));
+  const NetworkConditions expected =
+      parse_network_conditions("loss=5%,latency=50ms,up.rate=512kbit,down.latency=80ms").conditions;
+  EXPECT_TRUE(table.network.up == expected.up);
+  EXPECT_TRUE(table.network.down == expected.down);
+  EXPECT_DOUBLE_EQ(table.network.down.latency, 0.08);
+  // The flag replaces the table whole (and "none" is a clean network).
+  EXPECT_FALSE(parse(with({"--profile", profile, "--net", "none"})).network.active());
+  EXPECT_DOUBLE_EQ(parse(with({"--net=jitter=5ms", "--profile", profile})).network.up.latency, 0);
+
+  EXPECT_NE(error_of(with({"--net", "loss=100%"})).find("--net item 'loss=100%': loss must be"),
+            std::string::npos);
+  EXPECT_NE(error_of(with({"--net", "latency=5ms,lost=1%"})).find("'lost=1%': unknown key"),
+            std::string::npos);
+  auto table_error = [&](const std::string& text) {
+    return error_of(with({"--profile", write("bad.toml", text)}));
+  };
+  EXPECT_NE(table_error("[network]\nloss = 5\n").find("[network] loss: must be a string"), std::string::npos);
+  EXPECT_NE(table_error("[network]\nloss = \"5\"\n").find("[network] item 'loss=5': loss needs a percentage"),
+            std::string::npos);
+  EXPECT_NE(table_error("[network.sideways]\nloss = \"5%\"\n").find("[network] sideways: must be a string"),
+            std::string::npos);
+  EXPECT_NE(sim_usage().find("--net ITEMS"), std::string::npos);
+}
+
 TEST(EffectiveSnapshotRate, IsTheTickRateOverTheServersRoundedInterval) {
   EXPECT_DOUBLE_EQ(effective_snapshot_rate(64, 32), 32);  // every 2 ticks
   EXPECT_DOUBLE_EQ(effective_snapshot_rate(64, 40), 32);  // 1.6 rounds to 2

@@ -542,6 +542,55 @@ TEST(MakeReport, AHealthyRunMeetsEveryBudget) {
   EXPECT_DOUBLE_EQ(r.server_cpu_percent_per_player, 50.0 / 2);
 }
 
+// Network conditions: the input-to-ack budget grows by the round trip in ticks (both latencies and both
+// jitters' worst case), the snapshot-rate budget shrinks by the down link's loss, the links' counters
+// are summed, and the table and the JSON state them. Figures by hand: 120 ms at 64 Hz is 7.68 ticks.
+TEST(MakeReport, BudgetsScaleWithTheNetworkConditions) {
+  SimOptions o = report_options();
+  o.network = parse_network_conditions("loss=10%,latency=50ms,jitter=10ms").conditions;
+  SimRunResult run;
+  run.load_seconds = 10;
+  run.clients = {healthy_client(), healthy_client()};
+  for (SimClientStats& c : run.clients) {
+    c.input_ack_ms = {150, 155, 160, 165};  // 165 ms = 10.56 ticks: within 3 + 7.68
+    c.snapshots = 270;                      // 27/s: below 0.9 x 32, above 0.9 x 0.9 x 32 = 25.92
+    c.link_up = {100, 10, 0, 1, 2, 91};
+    c.link_down = {50, 5, 1, 1, 0, 45};
+  }
+  const SimReport r = make_report(o, run, kBefore, kAfter);
+  EXPECT_EQ(r.network, "loss=10%,latency=50ms,jitter=10ms");
+  EXPECT_DOUBLE_EQ(r.round_trip_ms, 120);
+  EXPECT_DOUBLE_EQ(r.input_ack_budget_ticks, 3 + 120.0 * 64 / 1000);
+  EXPECT_EQ(r.link_up.submitted, 200u);
+  EXPECT_EQ(r.link_up.delivered, 182u);
+  EXPECT_EQ(r.link_down.dropped_queue, 2u);
+  EXPECT_TRUE(r.budgets_met) << r.budgets_missed.front();
+
+  for (SimClientStats& c : run.clients)
+    c.input_ack_ms = {180};  // 11.52 ticks > 10.68
+  EXPECT_EQ(make_report(o, run, kBefore, kAfter).budgets_missed,
+            (std::vector<std::string>{"input_ack_p99_ticks 11.52 > 3 + round trip 7.68 = 10.68"}));
+  for (SimClientStats& c : run.clients)
+    c.snapshots = 250;  // 25/s
+  EXPECT_EQ(make_report(o, run, kBefore, kAfter).budgets_missed.back(),
+            "snapshot_rate_achieved 25/s < 0.9 x (1 - 0.1 loss) x 32/s");
+
+  const SimReport clean = make_report(report_options(), run, kBefore, kAfter);
+  EXPECT_EQ(clean.network, "none");
+  EXPECT_EQ(clean.round_trip_ms, 0);
+  EXPECT_EQ(clean.input_ack_budget_ticks, 3);
+  const std::string table = format_report_table(r);
+  EXPECT_NE(table.find("conditions                      loss=10%,latency=50ms,jitter=10ms"),
+            std::string::npos);
+  EXPECT_NE(table.find("budget (ticks)                10.68 (p99 budget + round trip 120 ms)"),
+            std::string::npos);
+  EXPECT_EQ(format_report_table(clean).find("network conditions"), std::string::npos);
+  const std::string json = report_json(r);
+  EXPECT_NE(json.find("\"input_ack_budget_ticks\": 10.68"), std::string::npos);
+  EXPECT_NE(json.find("\"conditions\": \"loss=10%,latency=50ms,jitter=10ms\""), std::string::npos);
+  EXPECT_NE(json.find("\"dropped_queue\": 2"), std::string::npos);
+}
+
 TEST(MakeReport, EachBudgetIsJudgedOnItsOwn) {
   SimRunResult run;
   run.load_seconds = 10;

@@ -1,5 +1,5 @@
 // The input acknowledgement between snapshots (ClientConnection::build_input_ack): due exactly when a
-// command arrived since the last frame, and read by the real ClientSession as an acknowledgement with no
+// command ran (take_commands, once per server tick) since the last frame, and read by the real ClientSession as an acknowledgement with no
 // snapshot and no events. The oracle is the commands sent and the frames delivered: each command is
 // acknowledged by the first frame after it that arrives, snapshot or not, and never twice.
 #include <gtest/gtest.h>
@@ -18,6 +18,13 @@ constexpr std::uint64_t kTicks = 121;  // the last server datagram (the 121st) a
 // Times here are unix seconds near 1.7e9: a double resolves them to about 2.4e-7 s.
 constexpr double kUnixTimeResolution = 1e-6;
 
+// One server tick's command run; returns how many ran.
+std::size_t run_tick(ClientConnection& c) {
+  std::vector<PlayerInput> run;
+  c.take_commands(run);
+  return run.size();
+}
+
 std::vector<wire::EntityState> one_entity(std::uint64_t tick) {
   return {wire::EntityState(kOwnEntity, 0, 0, 0, wire::QuantizedVec(static_cast<std::int32_t>(tick), 0, 0))};
 }
@@ -30,6 +37,8 @@ TEST(InputAckFrame, DueOnlyAfterANewCommandAndReadAsAnAcknowledgement) {
   const double sent = kStart + 1;
   const auto command = p.client.send_command(command_input(1), 0, sent);
   ASSERT_EQ(c.on_packet(as_packet(command), kClientAddress, sent), wire::ErrorCode::Ok);
+  EXPECT_FALSE(c.input_ack_due());  // received, not yet run
+  ASSERT_EQ(run_tick(c), 1u);
   EXPECT_TRUE(c.input_ack_due());
 
   const double acked = sent + kTickSeconds;
@@ -50,9 +59,13 @@ TEST(InputAckFrame, DueOnlyAfterANewCommandAndReadAsAnAcknowledgement) {
   // frame carries the acknowledgement as well and clears what was due.
   const auto second = p.client.send_command(command_input(2), 0, acked);
   (void)second;  // lost
+  EXPECT_EQ(run_tick(c), 0u);  // a tick with nothing to run
+  EXPECT_FALSE(c.input_ack_due());
   const auto third = p.client.send_command(command_input(3), 0, acked + kTickSeconds);
   ASSERT_EQ(c.on_packet(as_packet(third), kClientAddress, acked + kTickSeconds), wire::ErrorCode::Ok);
   EXPECT_EQ(c.input_ack(), 3u);
+  EXPECT_FALSE(c.input_ack_due());
+  EXPECT_EQ(run_tick(c), 2u);  // the credit the idle tick left runs both
   EXPECT_TRUE(c.input_ack_due());
   const auto snapshot = c.build_frame(4, one_entity(4), {}, acked + 2 * kTickSeconds);
   EXPECT_FALSE(c.input_ack_due());
@@ -75,6 +88,7 @@ TEST(InputAckFrame, EachCommandIsAcknowledgedByTheFirstFrameThatArrivesAfterIt) 
     const double now = kStart + double(tick) * kTickSeconds;
     const auto command = p.client.send_command(command_input(tick), 0, now);
     ASSERT_EQ(c.on_packet(as_packet(command), kClientAddress, now), wire::ErrorCode::Ok);
+    ASSERT_EQ(run_tick(c), 1u);
     const double at = now + kTickSeconds / 2;  // the server's tick, half a period after the command
     std::vector<std::uint8_t> datagram;
     if (tick % 2 == 0) {

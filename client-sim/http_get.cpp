@@ -1,5 +1,7 @@
 #include "client-sim/http_get.hpp"
 
+#include "client-sim/text_trim.hpp"
+
 #include <netdb.h>
 #include <poll.h>
 #include <spdlog/fmt/fmt.h>
@@ -117,14 +119,6 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
   });
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
 struct Head {
   int status = 0;
   std::optional<std::size_t> content_length;
@@ -151,7 +145,7 @@ std::string parse_head(std::string_view head, Head& out) {
     std::size_t colon = line.find(':');
     if (colon == std::string_view::npos) return fmt::format("malformed header '{}'", line.substr(0, 80));
     std::string_view name = line.substr(0, colon);
-    std::string_view value = trim(line.substr(colon + 1));
+    std::string_view value = trim_blanks(line.substr(colon + 1));
     if (equals_ignoring_case(name, "transfer-encoding") && !equals_ignoring_case(value, "identity")) {
       return fmt::format("unsupported transfer encoding '{}'", value);
     }

@@ -1,5 +1,7 @@
 #include "client-sim/network_conditions.hpp"
 
+#include "client-sim/text_trim.hpp"
+
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
@@ -47,14 +49,6 @@ const Key* find_key(std::string_view name) {
   for (const Key& k : kKeys)
     if (k.name == name) return &k;
   return nullptr;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
 }
 
 struct Parsed {
@@ -183,7 +177,7 @@ const char* to_string(NetParseErrorKind kind) {
 
 NetParseResult parse_network_conditions(std::string_view text) {
   NetParseResult result;
-  text = trim(text);
+  text = trim_blanks(text);
   if (text.empty() || text == "none") return result;
 
   struct Setting {
@@ -199,14 +193,14 @@ NetParseResult parse_network_conditions(std::string_view text) {
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view item = trim(text.substr(start, comma - start));
+    const std::string_view item = trim_blanks(text.substr(start, comma - start));
     start = comma + 1;
     if (item.empty())
       return error(NetParseErrorKind::kEmptyItem, item, "empty (two commas, or one at an end)");
     const std::size_t eq = item.find('=');
     if (eq == std::string_view::npos) return error(NetParseErrorKind::kNoValue, item, "needs key=value");
-    std::string_view name = trim(item.substr(0, eq));
-    const std::string_view value = trim(item.substr(eq + 1));
+    std::string_view name = trim_blanks(item.substr(0, eq));
+    const std::string_view value = trim_blanks(item.substr(eq + 1));
     int scope = 0;
     if (name.starts_with("up.")) {
       scope = 1;

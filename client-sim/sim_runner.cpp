@@ -125,18 +125,10 @@ std::string load_sim_level(const SimOptions& options, SimLevel& out) {
   if (options.level_file.empty())
     return "no level file for level '" + options.level + "': give --level-file or the server's config";
   out.source = options.level_file;
-  if (std::filesystem::path(out.source).extension() == ".level") {
-    LevelLoadResult loaded = load_compiled_level_file(out.source);
-    if (!loaded.ok()) return out.source + ": " + to_string(loaded.error) + ": " + loaded.message;
-    out.compiled = std::move(loaded.level);
-  } else {
-    // Compiled with the server's settings (server/hosted_level.cpp), so the BSP is the server's.
-    LevelResult imported = import_level_file(out.source);
-    if (!imported.ok()) return imported.error.describe();
-    CompiledLevelResult compiled = compile_level(std::move(imported.level), {}, {});
-    if (!compiled.ok()) return out.source + ": " + compiled.message;
-    out.compiled = std::move(compiled.level);
-  }
+  // Loaded as the server loads it (server/hosted_level.cpp), so the BSP is the server's.
+  LevelFileResult loaded = load_level_file(out.source);
+  if (!loaded.ok()) return loaded.error;
+  out.compiled = std::move(loaded.level);
   if (out.compiled.navmesh.empty()) return out.source + ": no navmesh (the bots need one)";
   std::string error;
   out.navmesh = NavMesh::from_data(out.compiled.navmesh, &error);

@@ -522,4 +522,29 @@ LevelResult import_level_file(const std::string& path, const ObjImportOptions& o
                        "unknown level source extension \"" + ext + "\" (expected .bsp, .map or .obj)");
 }
 
+LevelFileResult load_level_file(const std::string& path, const CompileProgress& progress) {
+  LevelFileResult result;
+  if (lowercase_extension(path) == ".level") {
+    LevelLoadResult loaded = load_compiled_level_file(path);
+    if (!loaded.ok()) {
+      result.error = path + ": " + to_string(loaded.error) + ": " + loaded.message;
+      return result;
+    }
+    result.level = std::move(loaded.level);
+    return result;
+  }
+  LevelResult imported = import_level_file(path);
+  if (!imported.ok()) {
+    result.error = imported.error.describe();
+    return result;
+  }
+  CompiledLevelResult compiled = compile_level(std::move(imported.level), {}, {}, progress);
+  if (!compiled.ok()) {
+    result.error = path + ": " + compiled.message;
+    return result;
+  }
+  result.level = std::move(compiled.level);
+  return result;
+}
+
 }  // namespace shiftcast

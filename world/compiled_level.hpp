@@ -107,4 +107,16 @@ CompiledLevelResult compile_level(Level level, const BspBuildOptions& bsp_option
 // thickness of the brush behind each triangle). Any other extension is a LevelError naming it.
 LevelResult import_level_file(const std::string& path, const ObjImportOptions& obj_options = {});
 
+// A level file as the server hosts it: a compiled .level loaded and verified, or a source (.bsp, .map,
+// .obj by import_level_file) compiled here with the default settings, so every program that loads one
+// path (the server, shiftcast-sim, shiftcast-level simulate and replay) gets the same BSP bit for bit.
+// `error` is empty on success, else one line naming the file and what was wrong.
+struct LevelFileResult {
+  std::string error;
+  CompiledLevel level;
+
+  bool ok() const { return error.empty(); }
+};
+LevelFileResult load_level_file(const std::string& path, const CompileProgress& progress = {});
+
 }  // namespace shiftcast

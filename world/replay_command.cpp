@@ -212,33 +212,14 @@ ReplayResult replay_recording(const Recording& recording, const CompiledLevel& l
 
 namespace {
 
-bool has_extension(const std::string& path, std::string_view ext) {
-  return std::filesystem::path(path).extension() == ext;
-}
-
 // The level, compiled if it was a source, as the server loads it (server/hosted_level.cpp).
 bool load_level(const std::string& path, CompiledLevel& out) {
-  if (has_extension(path, ".level")) {
-    LevelLoadResult loaded = load_compiled_level_file(path);
-    if (!loaded.ok()) {
-      std::fprintf(stderr, "shiftcast-level: cannot load %s (%s): %s\n", path.c_str(),
-                   to_string(loaded.error), loaded.message.c_str());
-      return false;
-    }
-    out = std::move(loaded.level);
-    return true;
-  }
-  LevelResult imported = import_level_file(path);
-  if (!imported.ok()) {
-    std::fprintf(stderr, "shiftcast-level: import failed: %s\n", imported.error.describe().c_str());
+  LevelFileResult loaded = load_level_file(path);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "shiftcast-level: %s\n", loaded.error.c_str());
     return false;
   }
-  CompiledLevelResult compiled = compile_level(std::move(imported.level), {}, {});
-  if (!compiled.ok()) {
-    std::fprintf(stderr, "shiftcast-level: %s\n", compiled.message.c_str());
-    return false;
-  }
-  out = std::move(compiled.level);
+  out = std::move(loaded.level);
   return true;
 }
 

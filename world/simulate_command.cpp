@@ -124,38 +124,16 @@ std::string parse_options(int argc, char** argv, Options& o) {
   return {};
 }
 
-bool has_extension(const std::string& path, std::string_view ext) {
-  std::string e = std::filesystem::path(path).extension().string();
-  for (char& c : e)
-    c = char(std::tolower(static_cast<unsigned char>(c)));
-  return e == ext;
-}
-
 // The level, compiled if it was a source. False (with the reason printed) means exit kExitBadInput.
 bool load_level(const std::string& path, CompiledLevel& out) {
-  if (has_extension(path, ".level")) {
-    LevelLoadResult loaded = load_compiled_level_file(path);
-    if (!loaded.ok()) {
-      std::fprintf(stderr, "shiftcast-level: cannot load (%s): %s\n", to_string(loaded.error),
-                   loaded.message.c_str());
-      return false;
-    }
-    out = std::move(loaded.level);
-    return true;
-  }
-  LevelResult imported = import_level_file(path);
-  if (!imported.ok()) {
-    std::fprintf(stderr, "shiftcast-level: import failed: %s\n", imported.error.describe().c_str());
-    return false;
-  }
-  CompiledLevelResult compiled = compile_level(std::move(imported.level), {}, {}, [](std::string_view step) {
+  LevelFileResult loaded = load_level_file(path, [](std::string_view step) {
     std::fprintf(stderr, "shiftcast-level: %.*s\n", int(step.size()), step.data());
   });
-  if (!compiled.ok()) {
-    std::fprintf(stderr, "shiftcast-level: %s\n", compiled.message.c_str());
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "shiftcast-level: %s\n", loaded.error.c_str());
     return false;
   }
-  out = std::move(compiled.level);
+  out = std::move(loaded.level);
   return true;
 }
 

@@ -20,6 +20,7 @@
 #include <boost/asio/ip/udp.hpp>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <span>
 #include <vector>
@@ -87,6 +88,14 @@ class SimClient {
   const SimClientStats& stats() const { return stats_; }
   SimClientStats take_stats() { return std::move(stats_); }
 
+  // Churn (client-sim/churn_runner): a player who vanishes. Closes the socket without a goodbye, so the
+  // server must time the connection out; not a failure. The client may be destroyed at once after any
+  // of stop, abandon or a failure: its pending receive and shots hold only a weak reference to it.
+  void abandon(double now);
+  bool finished() const { return stopped_; }  // stopped, abandoned or failed: the stats are final
+  ClientState state() const { return session_.state(); }
+  wire::ErrorCode code() const { return session_.code(); }
+
  private:
   void receive();
   void on_datagram(std::span<const std::uint8_t> datagram, double now);
@@ -133,6 +142,9 @@ class SimClient {
   double shot_tokens_ = 1;
   double last_refill_ = 0;
   std::uint64_t shots_ = 0;
+
+  // Completions queued on the context after this client is gone check this first (churn destroys clients).
+  std::shared_ptr<char> alive_ = std::make_shared<char>(0);
 };
 
 }  // namespace shiftcast

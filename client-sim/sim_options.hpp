@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "client-sim/churn_plan.hpp"
+
 namespace shiftcast {
 
 struct SimUsageError : std::runtime_error {
@@ -70,6 +72,9 @@ struct SimOptions {
 
   SimBudgets budgets;
   SimBehaviour behaviour;
+  // Churn (client-sim/churn_runner.hpp): the profile's [churn] table, or --churn. `clients` per match are
+  // then the slots in play at once: players come and go, matches are replaced, RPC clients pass.
+  ChurnSettings churn;
 };
 
 inline constexpr int kSimExitOk = 0;

@@ -98,12 +98,16 @@ sim=$!
 # Resident memory every sample_interval seconds (on the clock, not after each sample) while the sim runs:
 # seconds since the start, KiB.
 start=$(date +%s)
-printf 'seconds\trss_kib\n' >"$out/rss.tsv"
+printf 'seconds\trss_kib\trpc_memory_kib\n' >"$out/rss.tsv"
 next=$start
 while kill -0 "$sim" 2>/dev/null; do
   if [ "$(date +%s)" -ge "$next" ]; then
     rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$server/status" 2>/dev/null || true)
-    [ -n "$rss" ] && printf '%d\t%d\n' $(($(date +%s) - start)) "$rss" >>"$out/rss.tsv"
+    # What the RPC listener holds for its peers (unfinished frames, unwritten replies and pushes): bounded
+    # by its budget and coming and going with the never-reading subscribers; shown beside the RSS.
+    rpc=$(curl -s --max-time 5 "http://127.0.0.1:$((port_base + 2))/metrics" |
+      awk '$1 == "shiftcast_rpc_memory_bytes" {printf "%d", $2 / 1024}' || true)
+    [ -n "$rss" ] && printf '%d\t%d\t%s\n' $(($(date +%s) - start)) "$rss" "${rpc:-0}" >>"$out/rss.tsv"
     next=$((next + sample_interval))
   fi
   sleep 0.2
@@ -120,7 +124,8 @@ trap - EXIT
 import glob, json, os, statistics, sys
 out, seconds, sim_status, server_status = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 rows = [l.split('\t') for l in open(f"{out}/rss.tsv").read().split('\n')[1:] if l]
-samples = [(float(t), int(k)) for t, k in rows]
+samples = [(float(r[0]), int(r[1])) for r in rows]
+rpc_kib = [int(r[2]) if len(r) > 2 and r[2] else 0 for r in rows]
 goals = []
 
 reports = sorted(glob.glob(f"{out}/asan*") + glob.glob(f"{out}/ubsan*") + glob.glob(f"{out}/lsan*"))
@@ -158,7 +163,8 @@ if r is not None:
     goals.append(("budgets", r["budgets_met"] and sim_status == 0,
                   "met" if r["budgets_met"] else "MISSED: " + "; ".join(r["budgets_missed"])))
 
-lines = ["rss samples (s, MiB): " + " ".join(f"{t:.0f}:{k / 1024:.0f}" for t, k in samples)]
+lines = ["rss samples (s: MiB, of which rpc buffers): " +
+         " ".join(f"{t:.0f}:{k / 1024:.0f}({b / 1024:.1f})" for (t, k), b in zip(samples, rpc_kib))]
 if r is not None:
     c = r.get("churn", {})
     lines.append("churn: " + ", ".join(f"{k} {c.get(k, 0)}" for k in (

@@ -30,6 +30,6 @@ if [ "$build_dir" = build-sanitize ]; then
   # shiftcast-sim when scripts/test.sh built one (as .ci/run does first), else the sanitized one.
   sim_build=build
   [ -x build/client-sim/shiftcast-sim ] || sim_build=build-sanitize
-  scripts/soak.sh --seconds 60 --clients 32 --build build-sanitize --sim-build "$sim_build" \
+  scripts/soak.sh --seconds 90 --clients 32 --build build-sanitize --sim-build "$sim_build" \
     --profile configs/load/soak-short.toml --out build-sanitize/soak
 fi

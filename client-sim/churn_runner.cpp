@@ -52,10 +52,12 @@ constexpr auto kInvariantScrapeInterval = std::chrono::seconds(2);
 constexpr double kRejoinAfterFailureSeconds = 1;
 constexpr int kMaxPlayersCap = 65535;
 
-// A session that ended because its match did: MatchEnded while connected, or a match that was ended
-// between the token and the handshake.
+// A session that ended because the plan ended its match: MatchEnded while connected, or, for a handshake
+// that raced the EndMatch, UnknownMatch or ShuttingDown (a match being ended refuses newcomers so).
+// Only for a match the plan did end: from a live match any of these is a failure.
 bool ended_with_its_match(wire::ErrorCode code) {
-  return code == wire::ErrorCode::MatchEnded || code == wire::ErrorCode::UnknownMatch;
+  return code == wire::ErrorCode::MatchEnded || code == wire::ErrorCode::UnknownMatch ||
+         code == wire::ErrorCode::ShuttingDown;
 }
 
 std::string describe_refusal(const char* call, const RpcReply& reply) {
@@ -305,7 +307,7 @@ void ChurnRun::collect_left() {
           ++(stats.failed ? c_.sessions_failed : c_.goodbyes);
           break;
         case ClientThread::Left::kByItself:
-          if (ended_with_its_match(left.code)) {
+          if (ended_with_its_match(left.code) && !alive_.contains(session.match_id)) {
             // Expected: the plan ended its match. Not a failure; it joins the replacement now.
             stats.failed = false;
             stats.failure.clear();

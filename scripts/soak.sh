@@ -23,6 +23,8 @@
 #                    scripts/test.sh --sanitize); configured with clang and built there when missing
 #   --sim-build DIR  where shiftcast-sim is built (default build, Release: the load, not the subject;
 #                    built there when missing)
+#   --profile FILE   the churn profile (default configs/load/soak.toml; CI: configs/load/soak-short.toml)
+#   --out DIR        samples (rss.tsv), the simulator's report, the server's log, verdict.txt
 #   --port-base P    udp P, rpc P+1, http P+2 (default 41000, away from a development server's 40000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -149,7 +151,7 @@ if middle and last:
     final = statistics.median(last)
     growth = final / level - 1
     goals.append(("memory", growth <= 0.05,
-                  f"post-warm-up level {level / 1024:.1f} MiB, last third {final / 1024:.1f} MiB ({growth * 100:+.1f}%), "
+                  f"level after warm-up {level / 1024:.1f} MiB, at the end {final / 1024:.1f} MiB ({growth * 100:+.1f}%), "
                   f"max after warm-up {max(middle + last) / 1024:.1f} MiB"))
 else:
     goals.append(("memory", False, f"too few samples ({len(samples)}) to judge"))

@@ -302,7 +302,12 @@ void ChurnRun::collect_left() {
       if (stats.connected) ++c_.sessions_connected;
       switch (left.how) {
         case ClientThread::Left::kSilentDrop:
-          ++c_.silent_drops;
+          // Dropped before the handshake was done: the session never got to play, a failure.
+          if (!stats.connected && !stats.failed) {
+            stats.failed = true;
+            stats.failure = "not connected within its lifetime";
+          }
+          ++(stats.failed ? c_.sessions_failed : c_.silent_drops);
           break;
         case ClientThread::Left::kGoodbye:
           ++(stats.failed ? c_.sessions_failed : c_.goodbyes);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
+#include <utility>
 
 namespace shiftcast::client_thread {
 
@@ -134,6 +135,7 @@ void ClientThread::tick_slice(std::size_t first) {
   if (end < clients_.size()) {
     asio::post(context_, [this, end] { tick_slice(end); });
   } else {
+    if (reap_) reap();
     publish();
   }
 }
@@ -152,6 +154,58 @@ void ClientThread::publish() {
   if (settled != last_settled_) {
     last_settled_ = settled;
     run_.wakeup.notify();
+  }
+}
+
+// ---- Churn ---------------------------------------------------------------------------------------
+
+void ClientThread::post_add(std::size_t index, ConnectToken token, const udp::endpoint& server,
+                            const SimClientIdentity& identity) {
+  asio::post(context_, [this, index, token = std::move(token), server, identity]() mutable {
+    if (stopping_) return;
+    add(index, std::move(token), server, identity);
+    clients_.back().second->start(now());
+  });
+}
+
+void ClientThread::post_leave(std::size_t index, bool goodbye) {
+  asio::post(context_, [this, index, goodbye] {
+    if (stopping_) return;
+    for (std::size_t i = 0; i < clients_.size(); ++i) {
+      if (clients_[i].first == index) {
+        leave(i, goodbye ? Left::kGoodbye : Left::kSilentDrop);
+        return;
+      }
+    }
+  });
+}
+
+std::vector<ClientThread::LeftClient> ClientThread::take_left() {
+  std::lock_guard lock(left_mutex_);
+  return std::exchange(left_, {});
+}
+
+void ClientThread::leave(std::size_t position, Left how) {
+  SimClient& client = *clients_[position].second;
+  const bool was_playing = client.stats().connected && !client.stats().failed;
+  if (how == Left::kGoodbye) client.stop(now());
+  if (how == Left::kSilentDrop) client.abandon(now());
+  // The progress line's `connected` counts clients connected now; a failure already took itself off.
+  if (how != Left::kByItself && was_playing && !client.stats().failed) --totals_.connected;
+  LeftClient left{clients_[position].first, how, client.state(), client.code(), client.take_stats()};
+  // Samples were reserved for a whole session: a finished one keeps only what it holds.
+  left.stats.input_ack_ms.shrink_to_fit();
+  left.stats.movement_error.shrink_to_fit();
+  for (auto& [kind, samples] : left.stats.rpc_ms)
+    samples.shrink_to_fit();
+  clients_.erase(clients_.begin() + std::ptrdiff_t(position));  // its pending completions see it gone
+  std::lock_guard lock(left_mutex_);
+  left_.push_back(std::move(left));
+}
+
+void ClientThread::reap() {
+  for (std::size_t i = clients_.size(); i-- > 0;) {
+    if (clients_[i].second->finished()) leave(i, Left::kByItself);
   }
 }
 

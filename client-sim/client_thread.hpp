@@ -96,6 +96,25 @@ class ClientThread {
   const PublishedTotals& published() const { return published_; }
   std::vector<std::pair<std::size_t, std::unique_ptr<SimClient>>>& clients() { return clients_; }
 
+  // ---- Churn (client-sim/churn_runner): clients come and go while the thread runs. -------------------
+  // How a client left the thread: by itself (a failure, or its match ended), or told to.
+  enum class Left : std::uint8_t { kByItself, kSilentDrop, kGoodbye };
+  struct LeftClient {
+    std::size_t index = 0;
+    Left how = Left::kByItself;
+    ClientState state = ClientState::kSendingRequest;
+    wire::ErrorCode code = wire::ErrorCode::Ok;
+    SimClientStats stats;
+  };
+  // Before start: clients that finish by themselves leave clients() and are reported by take_left().
+  void reap_finished_clients() { reap_ = true; }
+  // From any thread: a new client, started on this thread's next turn; a client told to leave.
+  void post_add(std::size_t index, ConnectToken token, const boost::asio::ip::udp::endpoint& server,
+                const SimClientIdentity& identity);
+  void post_leave(std::size_t index, bool goodbye);
+  // From any thread: the clients that left since the last call.
+  std::vector<LeftClient> take_left();
+
  private:
   double now() const;
   void run();
@@ -123,6 +142,12 @@ class ClientThread {
   int last_settled_ = -1;
   PublishedTotals published_;
   std::optional<DeliveryTimer> delivery_;  // only with network conditions: wakes held datagrams on time
+  // Churn.
+  void leave(std::size_t position, Left how);
+  void reap();
+  bool reap_ = false;
+  std::mutex left_mutex_;
+  std::vector<LeftClient> left_;
 };
 
 }  // namespace shiftcast::client_thread

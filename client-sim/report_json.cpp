@@ -1,5 +1,7 @@
 #include "client-sim/sim_report.hpp"
 
+#include "client-sim/churn_report.hpp"
+
 #include <spdlog/fmt/fmt.h>
 
 #include <charconv>
@@ -190,6 +192,12 @@ std::string report_json(const SimReport& r) {
   w.value("invariant_violations", json_number(r.invariant_violations));
   w.value("server_cpu_percent", json_number(r.server_cpu_percent));
   w.value("server_cpu_percent_per_player", json_number(r.server_cpu_percent_per_player));
+  if (r.churn.enabled) {
+    w.open("churn", '{');
+    for (const ChurnField& f : churn_fields(r.churn))
+      w.value(f.name, json_number(f.value));
+    w.close('}');
+  }
   w.value("budgets_met", r.budgets_met ? "true" : "false");
   w.strings("budgets_missed", r.budgets_missed);
   w.close('}');

@@ -51,7 +51,8 @@ SimClient::SimClient(asio::io_context& context, SimThreadContext& shared, Connec
       raycast_rewound_ms_(&stats_.rpc_ms["raycast_rewound"]) {
   // Samples are kept for the whole load: reserve them so the hot path never regrows a vector.
   const SimOptions& o = *shared.options;
-  const double seconds = o.duration + 1;
+  // A churn session lives at most its lifetime (or until a match ends): no longer than that.
+  const double seconds = (o.churn.enabled ? std::min(o.duration, o.churn.lifetime_max_s) : o.duration) + 1;
   stats_.input_ack_ms.reserve(std::size_t(seconds * o.tick_rate));
   stats_.movement_error.reserve(std::size_t(seconds * o.snapshot_rate));
   const double shots = seconds * std::max(0.0f, o.behaviour.fire_per_second) + 1;
@@ -79,8 +80,9 @@ void SimClient::start(double now) {
 }
 
 void SimClient::receive() {
-  socket_.async_receive(asio::buffer(buffer_), [this](const boost::system::error_code& ec, std::size_t n) {
-    if (stopped_ || ec == asio::error::operation_aborted) return;
+  socket_.async_receive(asio::buffer(buffer_), [this, alive = std::weak_ptr<char>(alive_)](
+                                                   const boost::system::error_code& ec, std::size_t n) {
+    if (alive.expired() || stopped_ || ec == asio::error::operation_aborted) return;
     const double now = now_seconds();
     // Other errors (an ICMP port unreachable from a server that is gone) are left to the session's
     // timeout: the socket keeps listening.
@@ -352,7 +354,9 @@ void SimClient::shoot(double now, const PlayerInput& input) {
   finish_envelope(fbb, wire::Message::RaycastRequest, request.Union(), id);
   ++shared_.totals->rpc_calls;
   rpc.call({fbb.GetBufferPointer(), fbb.GetSize()}, id,
-           [this, rewound](const RpcReply& reply) { on_shot_reply(reply, rewound); });
+           [this, rewound, alive = std::weak_ptr<char>(alive_)](const RpcReply& reply) {
+             if (!alive.expired()) on_shot_reply(reply, rewound);
+           });
 }
 
 void SimClient::on_shot_reply(const RpcReply& reply, bool rewound) {
@@ -365,6 +369,15 @@ void SimClient::on_shot_reply(const RpcReply& reply, bool rewound) {
     return;
   }
   if (shared_.measuring) (rewound ? raycast_rewound_ms_ : raycast_ms_)->push_back(reply.latency_ms);
+}
+
+void SimClient::abandon(double now) {
+  if (stopped_) return;
+  if (!started_) {
+    fail(now, "never started");
+    return;
+  }
+  finish(now);
 }
 
 void SimClient::stop(double now) {

@@ -97,6 +97,14 @@ class SimClient final : public DeliveryTarget {
   // With network conditions: sends and receives what its links hold that is due (the thread's timer).
   void deliver_due(double now) override;
 
+  // Churn (client-sim/churn_runner): a player who vanishes. Closes the socket without a goodbye, so the
+  // server must time the connection out; not a failure. The client may be destroyed at once after any
+  // of stop, abandon or a failure: its pending receive and shots hold only a weak reference to it.
+  void abandon(double now);
+  bool finished() const { return stopped_; }  // stopped, abandoned or failed: the stats are final
+  ClientState state() const { return session_.state(); }
+  wire::ErrorCode code() const { return session_.code(); }
+
  private:
   void receive();
   void on_datagram(std::span<const std::uint8_t> datagram, double now);
@@ -152,6 +160,8 @@ class SimClient final : public DeliveryTarget {
 
   std::unique_ptr<ClientLinks> links_;  // null without network conditions
   double registered_due_ = std::numeric_limits<double>::infinity();
+  // Completions queued on the context after this client is gone check this first (churn destroys clients).
+  std::shared_ptr<char> alive_ = std::make_shared<char>(0);
 };
 
 }  // namespace shiftcast

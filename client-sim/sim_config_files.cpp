@@ -29,6 +29,13 @@ std::string assign(const toml::node& node, double& out) {
   return {};
 }
 
+std::string assign(const toml::node& node, bool& out) {
+  auto b = node.value_exact<bool>();
+  if (!b) return "must be true or false";
+  out = *b;
+  return {};
+}
+
 std::string assign(const toml::node& node, float& out) {
   double value = 0;
   std::string error = assign(node, value);
@@ -99,6 +106,7 @@ std::string assign_in(const toml::node& node, SimOptions& o) {
 using O = SimOptions;
 using B = SimBudgets;
 using H = SimBehaviour;
+using C = ChurnSettings;
 const ProfileKey kProfileKeys[] = {
     {"run", "matches", &assign_run<&O::matches>},
     {"run", "clients", &assign_run<&O::clients>},
@@ -122,6 +130,24 @@ const ProfileKey kProfileKeys[] = {
     {"behaviour", "strafe_per_second", &assign_in<&O::behaviour, &H::strafe_per_second>},
     {"behaviour", "fire_per_second", &assign_in<&O::behaviour, &H::fire_per_second>},
     {"behaviour", "rewound_fraction", &assign_in<&O::behaviour, &H::rewound_fraction>},
+    {"churn", "enabled", &assign_in<&O::churn, &C::enabled>},
+    {"churn", "ramp_s", &assign_in<&O::churn, &C::ramp_s>},
+    {"churn", "lifetime_min_s", &assign_in<&O::churn, &C::lifetime_min_s>},
+    {"churn", "lifetime_max_s", &assign_in<&O::churn, &C::lifetime_max_s>},
+    {"churn", "goodbye_fraction", &assign_in<&O::churn, &C::goodbye_fraction>},
+    {"churn", "reconnect_delay_min_s", &assign_in<&O::churn, &C::reconnect_delay_min_s>},
+    {"churn", "reconnect_delay_max_s", &assign_in<&O::churn, &C::reconnect_delay_max_s>},
+    {"churn", "match_lifetime_min_s", &assign_in<&O::churn, &C::match_lifetime_min_s>},
+    {"churn", "match_lifetime_max_s", &assign_in<&O::churn, &C::match_lifetime_max_s>},
+    {"churn", "match_max_players", &assign_in<&O::churn, &C::match_max_players>},
+    {"churn", "rpc_visits_per_second", &assign_in<&O::churn, &C::rpc_visits_per_second>},
+    {"churn", "rpc_abandon_fraction", &assign_in<&O::churn, &C::rpc_abandon_fraction>},
+    {"churn", "subscribers_per_second", &assign_in<&O::churn, &C::subscribers_per_second>},
+    {"churn", "subscriber_lifetime_min_s", &assign_in<&O::churn, &C::subscriber_lifetime_min_s>},
+    {"churn", "subscriber_lifetime_max_s", &assign_in<&O::churn, &C::subscriber_lifetime_max_s>},
+    {"churn", "subscriber_never_read_fraction", &assign_in<&O::churn, &C::subscriber_never_read_fraction>},
+    {"churn", "subscriber_never_read_subscriptions",
+     &assign_in<&O::churn, &C::subscriber_never_read_subscriptions>},
 };
 
 // [network]: the --net items as keys with string values ("5%", "50ms"), and [network.up] /
@@ -173,7 +199,7 @@ void load_profile(const std::string& path, SimOptions& o, std::vector<std::strin
       known = known || k.table == table_name.str();
     if (!known || !table) {
       errors.push_back(
-          fmt::format("{}: {} {}: a profile has the tables [run], [budgets], [behaviour] and [network]",
+          fmt::format("{}: {} {}: a profile has the tables [run], [budgets], [behaviour], [network] and [churn]",
                       where(path, table_node), table ? "unknown table" : "unknown key", table_name.str()));
       continue;
     }

@@ -127,6 +127,8 @@ const Flag kFlags[] = {
        if (!parsed.ok()) throw SimUsageError("--net " + parsed.error->message);  // "--net item '...': ..."
        o.network = parsed.conditions;
      }},
+    {"churn", "", "churn mode: clients, matches, RPC clients and subscribers come and go ([churn] table)",
+     [](SimOptions& o, std::string_view, std::string_view) { o.churn.enabled = true; }},
     {"no-progress", "", "no live progress line on stderr",
      [](SimOptions& o, std::string_view, std::string_view) { o.progress = false; }},
     {"help", "", "this text", [](SimOptions& o, std::string_view, std::string_view) { o.help = true; }},
@@ -166,6 +168,10 @@ void validate(const SimOptions& o, std::vector<std::string>& errors) {
   check(o.level_file.empty() || is_file(o.level_file),
         fmt::format("level file {}: no such file", o.level_file));
 
+  if (o.churn.enabled) {
+    const std::string churn = validate_churn_settings(o.churn);
+    check(churn.empty(), churn);
+  }
   const SimBudgets& b = o.budgets;
   auto non_negative = [&](double v, std::string_view name) {
     check(v >= 0, fmt::format("[budgets] {} = {}: must be 0 or more", name, v));

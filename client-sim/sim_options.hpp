@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "client-sim/network_conditions.hpp"
+#include "client-sim/churn_plan.hpp"
 
 namespace shiftcast {
 
@@ -76,6 +77,9 @@ struct SimOptions {
   SimBehaviour behaviour;
   // --net or the profile's [network] table: applied to every datagram between each client and the server.
   NetworkConditions network;
+  // Churn (client-sim/churn_runner.hpp): the profile's [churn] table, or --churn. `clients` per match are
+  // then the slots in play at once: players come and go, matches are replaced, RPC clients pass.
+  ChurnSettings churn;
 };
 
 inline constexpr int kSimExitOk = 0;

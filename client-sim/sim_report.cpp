@@ -1,5 +1,7 @@
 #include "client-sim/sim_report.hpp"
 
+#include "client-sim/churn_report.hpp"
+
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
@@ -251,6 +253,11 @@ SimReport make_report(const SimOptions& options, const SimRunResult& run, const 
     if (r.clients_connected > 0) r.server_cpu_percent_per_player = r.server_cpu_percent / r.clients_connected;
   }
 
+  // Churn: the matches ended during the run took their series with them; the runner read them as it went.
+  r.churn = run.churn;
+  if (r.churn.enabled && r.server_metrics_ok)
+    r.invariant_violations = std::max(r.invariant_violations, r.churn.invariant_violations);
+
   const SimBudgets& b = options.budgets;
   auto miss = [&](std::string line) { r.budgets_missed.push_back(std::move(line)); };
   if (r.clients_connected == 0) {
@@ -304,6 +311,7 @@ SimReport make_report(const SimOptions& options, const SimRunResult& run, const 
                        short_number(tick_limit)));
     }
   }
+  churn_budget_misses(r.churn, miss);
   r.budgets_met = r.budgets_missed.empty();
   return r;
 }
@@ -375,6 +383,11 @@ std::string format_report_table(const SimReport& r) {
     out += row("cpu per player (%)", fmt::format("{:.3f}", r.server_cpu_percent_per_player));
   } else {
     out += row("metrics unavailable", r.server_metrics_error);
+  }
+  if (r.churn.enabled) {
+    out += "\nchurn (clients above are sessions)\n";
+    for (const ChurnField& f : churn_fields(r.churn))
+      out += row(f.name, std::to_string(f.value));
   }
   out += r.budgets_met ? "\nbudgets: met\n" : "\nbudgets: MISSED\n";
   for (const std::string& line : r.budgets_missed)

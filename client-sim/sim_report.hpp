@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "client-sim/churn_counters.hpp"
 #include "client-sim/server_metrics.hpp"
 #include "client-sim/sim_options.hpp"
 #include "client-sim/sim_runner.hpp"
@@ -86,6 +87,9 @@ struct SimReport {
   double server_cpu_percent_per_player = 0;
   std::vector<std::string> budgets_missed;  // "input_ack_p99_ticks 4.1 > 3", ...
   bool budgets_met = false;
+  // Churn runs: what came and went (client-sim/churn_report.hpp); `clients` are then sessions, and
+  // invariant_violations count every match the run created, ended ones too.
+  ChurnCounters churn;
 };
 
 SimReport make_report(const SimOptions& options, const SimRunResult& run, const ServerMetrics& before,

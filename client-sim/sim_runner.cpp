@@ -14,8 +14,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "client-sim/churn_runner.hpp"
 #include "client-sim/client_thread.hpp"
 #include "client-sim/sim_client.hpp"
+#include "client-sim/token_reply.hpp"
 
 namespace shiftcast {
 
@@ -41,42 +43,6 @@ constexpr std::size_t kAdminWindow = 32;
 constexpr double kTokenMarginSeconds = 30;
 constexpr double kMinTokenSeconds = 60;
 constexpr auto kProgressInterval = std::chrono::seconds(1);
-
-// "ip:port" from a connect token; an unspecified ip (a server bound to 0.0.0.0) means `host`.
-std::optional<udp::endpoint> token_endpoint(const std::string& address, const asio::ip::address& host) {
-  const std::size_t colon = address.rfind(':');
-  if (colon == std::string::npos) return std::nullopt;
-  boost::system::error_code ec;
-  asio::ip::address ip = asio::ip::make_address(address.substr(0, colon), ec);
-  if (ec) return std::nullopt;
-  int port = 0;
-  try {
-    port = std::stoi(address.substr(colon + 1));
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if (port <= 0 || port > 65535) return std::nullopt;
-  if (ip.is_unspecified()) ip = host;
-  return udp::endpoint(ip, std::uint16_t(port));
-}
-
-std::optional<ConnectToken> token_from_reply(const wire::IssueConnectTokenReply& r) {
-  if (r.token_nonce() == nullptr || r.sealed_token() == nullptr || r.client_to_server_key() == nullptr ||
-      r.server_to_client_key() == nullptr || r.server_address() == nullptr ||
-      r.token_nonce()->size() != kTokenNonceBytes || r.client_to_server_key()->size() != kKeyBytes ||
-      r.server_to_client_key()->size() != kKeyBytes)
-    return std::nullopt;
-  ConnectToken t;
-  t.server_address = r.server_address()->str();
-  t.match_id = r.match_id();
-  t.client_id = r.client_id();
-  t.expires_at = r.expires_at();
-  std::copy(r.token_nonce()->begin(), r.token_nonce()->end(), t.nonce.begin());
-  t.sealed.assign(r.sealed_token()->begin(), r.sealed_token()->end());
-  std::copy(r.client_to_server_key()->begin(), r.client_to_server_key()->end(), t.client_to_server.begin());
-  std::copy(r.server_to_client_key()->begin(), r.server_to_client_key()->end(), t.server_to_client.begin());
-  return t;
-}
 
 // The progress line's numbers, summed over the threads; acks is the cumulative histogram.
 SimProgress gather(const std::vector<std::unique_ptr<ClientThread>>& threads, int clients, double elapsed,
@@ -139,6 +105,7 @@ std::string load_sim_level(const SimOptions& options, SimLevel& out) {
 SimRunResult run_simulation(const SimOptions& options, const SimLevel& level,
                             const std::function<void(const SimProgress&)>& progress,
                             const std::function<void()>& before_end_matches) {
+  if (options.churn.enabled) return run_churn(options, level, progress, before_end_matches);
   SimRunResult result;
   if (level.navmesh == nullptr) {
     result.error = "the level has no navmesh";

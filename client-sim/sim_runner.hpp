@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "client-sim/churn_counters.hpp"
 #include "client-sim/sim_options.hpp"
 #include "client-sim/sim_stats.hpp"
 #include "world/compiled_level.hpp"
@@ -56,8 +57,11 @@ struct SimRunResult {
   // Client ticks a client thread skipped because it fell more than a period behind: the simulator itself
   // was overloaded, and its latencies say as much about this machine as about the server.
   std::uint64_t late_client_ticks = 0;
+  // Churn runs (options.churn.enabled): `clients` holds one entry per session; what came and went.
+  ChurnCounters churn;
 };
 
+// With options.churn.enabled, the run is run_churn's (client-sim/churn_runner.hpp).
 // `before_end_matches` runs on the calling thread after every client said goodbye and before the matches
 // are ended (the server's per-match metrics still exist then).
 SimRunResult run_simulation(const SimOptions& options, const SimLevel& level,

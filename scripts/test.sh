@@ -3,7 +3,8 @@
 #   scripts/test.sh              Release build in build/
 #   scripts/test.sh --sanitize   AddressSanitizer + UndefinedBehaviorSanitizer build in build-sanitize/,
 #                                with clang, so it also builds the libFuzzer targets (fuzz/) and runs each
-#                                for a short fixed number of inputs (docs/fuzzing.md)
+#                                for a short fixed number of inputs (docs/fuzzing.md), then the short soak
+#                                (docs/soak.md: two minutes of churn against the sanitized server)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,3 +25,12 @@ scripts/fetch-openarena-maps.sh
 cmake -S . -B "$build_dir" "${cmake_args[@]}" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)"
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)"
+if [ "$build_dir" = build-sanitize ]; then
+  # The short soak: no leak, flat memory, no event lost under two minutes of churn (the first is warm-up).
+  # The load is the Release shiftcast-sim when scripts/test.sh built one (as .ci/run does first), else
+  # the sanitized one.
+  sim_build=build
+  [ -x build/client-sim/shiftcast-sim ] || sim_build=build-sanitize
+  scripts/soak.sh --seconds 120 --clients 32 --build build-sanitize --sim-build "$sim_build" \
+    --profile configs/load/soak-short.toml --out build-sanitize/soak
+fi

@@ -132,6 +132,8 @@ class ClientThread {
   flatbuffers::FlatBufferBuilder fbb_{512};
   SimThreadTotals totals_;
   SimThreadContext shared_;
+  // Declared before the clients: a client's destructor forgets its registrations in it.
+  std::optional<DeliveryTimer> delivery_;  // only with network conditions: wakes held datagrams on time
   std::vector<std::pair<std::size_t, std::unique_ptr<SimClient>>> clients_;  // global index, client
   std::thread thread_;
   Clock::duration period_{};
@@ -141,7 +143,7 @@ class ClientThread {
   double stop_deadline_ = 0;
   int last_settled_ = -1;
   PublishedTotals published_;
-  std::optional<DeliveryTimer> delivery_;  // only with network conditions: wakes held datagrams on time
+
   // Churn.
   void leave(std::size_t position, Left how);
   void reap();

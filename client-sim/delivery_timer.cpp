@@ -39,9 +39,21 @@ void DeliveryTimer::on_timer() {
     heap_.pop();
   }
   for (DeliveryTarget* target : round_)
-    target->deliver_due(t);
+    if (target != nullptr) target->deliver_due(t);
   firing_ = false;
   if (!heap_.empty() && !cancelled_) arm(heap_.top().due);
+}
+
+void DeliveryTimer::forget(const DeliveryTarget* target) {
+  std::vector<Entry> kept;
+  kept.reserve(heap_.size());
+  for (; !heap_.empty(); heap_.pop())
+    if (heap_.top().target != target) kept.push_back(heap_.top());
+  for (const Entry& e : kept)
+    heap_.push(e);
+  // A target of the round being delivered may destroy another one of the same round.
+  for (DeliveryTarget*& t : round_)
+    if (t == target) t = nullptr;
 }
 
 void DeliveryTimer::cancel() {

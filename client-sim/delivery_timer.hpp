@@ -7,6 +7,7 @@
 //   DeliveryTimer timer(context, epoch);
 //   timer.wake_at(due, &client);   // client implements DeliveryTarget; due in the clients' seconds
 //   ... on the timer: client.deliver_due(now) for every registration due; the client registers again
+//   timer.forget(&client);         // before a client is destroyed mid-run
 //   timer.cancel();                // at the end, so the io_context can run out of work
 #pragma once
 
@@ -33,6 +34,9 @@ class DeliveryTimer {
   DeliveryTimer(boost::asio::io_context& context, std::chrono::steady_clock::time_point epoch);
 
   void wake_at(double due, DeliveryTarget* target);
+  // Drops every registration of `target`: a client destroyed while the run goes on (churn) calls it from
+  // its destructor, so the timer never wakes a client that is gone.
+  void forget(const DeliveryTarget* target);
   void cancel();
   std::size_t registrations() const { return heap_.size(); }
 

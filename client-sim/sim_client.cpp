@@ -62,6 +62,11 @@ SimClient::SimClient(asio::io_context& context, SimThreadContext& shared, Connec
   if (o.network.active()) links_ = std::make_unique<ClientLinks>(o.network, o.seed, identity.client);
 }
 
+SimClient::~SimClient() {
+  // Churn destroys clients while the thread runs: the delivery timer must not wake this one later.
+  if (shared_.delivery != nullptr) shared_.delivery->forget(this);
+}
+
 double SimClient::now_seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - shared_.epoch).count();
 }

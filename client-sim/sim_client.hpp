@@ -84,6 +84,7 @@ class SimClient final : public DeliveryTarget {
   // `server`: where the token's address points (the address datagrams are sent to and accepted from).
   SimClient(boost::asio::io_context& context, SimThreadContext& shared, ConnectToken token,
             const boost::asio::ip::udp::endpoint& server, const SimClientIdentity& identity);
+  ~SimClient();
   SimClient(const SimClient&) = delete;
   SimClient& operator=(const SimClient&) = delete;
 

@@ -65,5 +65,32 @@ TEST(DeliveryTimer, CancelDropsEveryRegistration) {
   EXPECT_LT(std::chrono::steady_clock::now() - epoch, std::chrono::minutes(1));
 }
 
+// Churn destroys clients mid-run: a forgotten target is never woken, whether its registration is still
+// waiting or it is later in the very round another target is being delivered in.
+TEST(DeliveryTimer, AForgottenTargetIsNeverWoken) {
+  boost::asio::io_context context;
+  DeliveryTimer timer(context, std::chrono::steady_clock::now() - std::chrono::hours(1));
+  std::vector<std::string> log;
+  Recorder a("a", log), b("b", log), c("c", log), d("d", log);
+  struct Forgetter final : DeliveryTarget {
+    void deliver_due(double) override { timer->forget(victim); }
+    DeliveryTimer* timer = nullptr;
+    const DeliveryTarget* victim = nullptr;
+  } forgetter;
+  forgetter.timer = &timer;
+  forgetter.victim = &d;
+  timer.wake_at(10, &a);
+  timer.wake_at(20, &b);
+  timer.wake_at(30, &b);
+  timer.wake_at(40, &c);
+  timer.wake_at(45, &forgetter);
+  timer.wake_at(50, &d);  // same round as the forgetter (both long due), after it
+  timer.forget(&b);
+  EXPECT_EQ(timer.registrations(), 4u);
+  context.run();
+  EXPECT_EQ(log, (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(timer.registrations(), 0u);
+}
+
 }  // namespace
 }  // namespace shiftcast

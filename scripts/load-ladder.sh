@@ -5,8 +5,11 @@
 # Run after scripts/main.sh (or any Release build in build/).
 #
 # Usage: scripts/load-ladder.sh [SECONDS] [MATCH COUNTS...]     e.g. scripts/load-ladder.sh 60 16 24 32
+# A count may repeat (scripts/load-ladder.sh 60 24 24 24: the 768-client row three times); each run is a
+# row of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/server.sh
 
 seconds="${1:-60}"
 shift || true
@@ -15,34 +18,35 @@ counts=("$@")
 out=build/ladder
 mkdir -p "$out"
 
-for m in "${counts[@]}"; do
-  log="$out/server-$m"
+runs=()
+for i in "${!counts[@]}"; do
+  m="${counts[$i]}"
+  run="$m-$((i + 1))"
+  runs+=("$run")
+  log="$out/server-$run"
   build/server/shiftcast-server --config configs/server.toml >"$log.out" 2>"$log.err" &
   pid=$!
-  for _ in $(seq 1 600); do
-    grep -q 'shiftcast-server listening' "$log.out" 2>/dev/null && break
-    kill -0 "$pid" 2>/dev/null || { cat "$log.err" >&2; exit 1; }
-    sleep 0.1
-  done
+  wait_for_server "$pid" "$log" || exit 1
   status=0
   build/client-sim/shiftcast-sim --config configs/server.toml --profile configs/load/default.toml \
     --level oa_dm1 --matches "$m" --clients 32 --duration "$seconds" --no-progress \
-    --json "$out/report-$m.json" >"$out/table-$m.txt" 2>"$out/sim-$m.err" || status=$?
+    --json "$out/report-$run.json" >"$out/table-$run.txt" 2>"$out/sim-$run.err" || status=$?
   kill -TERM "$pid"
   wait "$pid" || true
   echo "$m matches: shiftcast-sim exit $status" >&2
 done
 
-/usr/bin/python3 - "$out" "${counts[@]}" <<'EOF'
+/usr/bin/python3 - "$out" "${runs[@]}" <<'EOF'
 import json, sys
-out, counts = sys.argv[1], sys.argv[2:]
-print("| matches × clients | input→ack p50 / p99 (ms) | p99 ticks | events lost | failed | invariant violations | server tick p99 (ms) | server CPU (% of a core) | per player | budgets |")
-print("|---|---|---|---|---|---|---|---|---|---|")
-for m in counts:
-    r = json.load(open(f"{out}/report-{m}.json"))
+out, runs = sys.argv[1], sys.argv[2:]
+print("| matches × clients | input→ack p50 / p99 (ms) | p99 ticks | events lost | failed | invariant violations | prediction error p99 (units) | server tick p99 (ms) | server CPU (% of a core) | per player | budgets |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for run in runs:
+    m = run.split("-")[0]
+    r = json.load(open(f"{out}/report-{run}.json"))
     a = r["input_ack_ms"]
     print(f"| {m} × 32 = {r['clients']} | {a['p50']:.1f} / {a['p99']:.1f} | {r['input_ack_p99_ticks']:.2f} | "
-          f"{r['events_lost']} | {r['clients_failed']} | {r['invariant_violations']} | "
+          f"{r['events_lost']} | {r['clients_failed']} | {r['invariant_violations']} | {r['movement_error']['p99']:.2f} | "
           f"{r['server_tick_ms']['p99']:.3f} | {r['server_cpu_percent']:.0f} | "
           f"{r['server_cpu_percent_per_player']:.3f} | {'met' if r['budgets_met'] else 'MISSED: ' + '; '.join(r['budgets_missed'])} |")
 EOF

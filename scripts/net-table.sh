@@ -8,6 +8,7 @@
 # Usage: scripts/net-table.sh [SECONDS]      e.g. scripts/net-table.sh 30
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/server.sh
 
 seconds="${1:-30}"
 out=build/net-table
@@ -27,11 +28,7 @@ for i in "${!names[@]}"; do
   log="$out/server-$name"
   build/server/shiftcast-server --config configs/server.toml >"$log.out" 2>"$log.err" &
   pid=$!
-  for _ in $(seq 1 600); do
-    grep -q 'shiftcast-server listening' "$log.out" 2>/dev/null && break
-    kill -0 "$pid" 2>/dev/null || { cat "$log.err" >&2; exit 1; }
-    sleep 0.1
-  done
+  wait_for_server "$pid" "$log" || exit 1
   status=0
   build/client-sim/shiftcast-sim --config configs/server.toml --profile configs/load/default.toml \
     --level oa_dm1 --matches 1 --clients 32 --duration "$seconds" --no-progress --net "${nets[$i]}" \

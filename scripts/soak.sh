@@ -28,6 +28,7 @@
 #   --port-base P    udp P, rpc P+1, http P+2 (default 41000, away from a development server's 40000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/server.sh
 
 seconds=600
 clients=512
@@ -83,12 +84,7 @@ export LSAN_OPTIONS="log_path=$PWD/$out/lsan"
   --max-matches $((matches + 4)) --log-level warn >"$out/server.out" 2>"$out/server.err" &
 server=$!
 trap 'kill -KILL "$server" 2>/dev/null || true; [ -n "${sim:-}" ] && kill -KILL "$sim" 2>/dev/null || true' EXIT
-for _ in $(seq 1 600); do
-  grep -q 'shiftcast-server listening' "$out/server.out" 2>/dev/null && break
-  kill -0 "$server" 2>/dev/null || { cat "$out/server.err" >&2; exit 1; }
-  sleep 0.1
-done
-grep -q 'shiftcast-server listening' "$out/server.out" || { echo "soak.sh: the server did not start" >&2; exit 1; }
+wait_for_server "$server" "$out/server" || { echo "soak.sh: the server did not start" >&2; exit 1; }
 
 echo "soak: ${seconds} s, ${matches} matches x ${per_match} clients, server $build (ASan+LSan), sim $sim_build" >&2
 # The sim goes on ASAN_OPTIONS-free: it is the load (a Release build), and a sanitized one reports apart.

@@ -45,7 +45,7 @@ inline constexpr std::size_t kMaxCommandsPerTick = 4;
 inline constexpr std::size_t kMaxQueuedCommands = 16;
 // Room the ServerFrame's FlatBuffers framing takes around its vectors (the envelope, the two tables,
 // three vector lengths and their alignment, and the 48-byte own player state with its vtable slot): at
-// most 148 + 52 bytes measured over random frames (tests/server/client_connection_frames_test.cpp asserts
+// most 196 bytes measured over random frames (tests/server/client_connection_frames_test.cpp asserts
 // the bound), with slack for alignment cases.
 inline constexpr std::size_t kServerFrameOverheadBytes = 232;
 // Events may take at most this share of a frame when the snapshot needs the room too, so neither can

@@ -89,6 +89,43 @@ std::optional<float> MovementCheck::on_authoritative(std::uint64_t acked, Vec3 p
   }
   last_auth_ack_ = acked;
   last_auth_pos_ = position;
+  replay_after(acked);
+  return error;
+}
+
+std::optional<float> MovementCheck::on_authoritative(std::uint64_t acked, Vec3 feet,
+                                                     const MotorState& motor) {
+  if (started_ && acked > players_ack_ && acked <= last_sequence_) players_ack_ = acked;
+  if (!started_ || acked <= last_sampled_ || acked > last_sequence_) return std::nullopt;
+  last_sampled_ = acked;
+  last_auth_ack_ = acked;  // for the fallback's velocity estimate, should a later frame lack the state
+  last_auth_pos_ = feet;
+  Predicted& at = slot(acked);
+  if (at.sequence != acked) {
+    // Older than the history: the later commands cannot be replayed; the server's state is still the
+    // best start for the next one.
+    feet_ = feet;
+    state_ = motor;
+    ++corrections_;
+    return std::nullopt;
+  }
+  const float error = length(feet - at.feet);
+  const MotorState& p = at.state;
+  const bool same = error <= kExactPositionTolerance &&
+                    length(motor.velocity - p.velocity) <= kExactVelocityTolerance &&
+                    motor.on_ground == p.on_ground && motor.jump_held == p.jump_held &&
+                    motor.ground_entity == p.ground_entity && motor.ground_brush == p.ground_brush &&
+                    length(motor.ground_normal - p.ground_normal) <= kExactPositionTolerance;
+  if (same) return error;
+  ++corrections_;
+  at.feet = feet;  // the server held it free of the level: no settling needed
+  at.state = motor;
+  replay_after(acked);
+  return error;
+}
+
+void MovementCheck::replay_after(std::uint64_t acked) {
+  const Predicted& at = slot(acked);
   Vec3 feet = at.feet;
   MotorState state = at.state;
   float yaw = at.input.yaw;
@@ -101,7 +138,6 @@ std::optional<float> MovementCheck::on_authoritative(std::uint64_t acked, Vec3 p
   }
   feet_ = feet;
   state_ = state;
-  return error;
 }
 
 Vec3 MovementCheck::settle(Vec3 position) const {

@@ -2,16 +2,19 @@
 // against the server's authoritative positions. Each command is predicted with the same character motor
 // the server runs, over the level and the other players at their newest snapshot poses
 // (client-sim/prediction_world: the server's own sweep steps); the feet and motor state after
-// each command are kept for the last kPredictionHistory commands. A snapshot whose ServerFrame
-// acknowledged command A and put the player at P gives one sample, |P - predicted feet after A|, and when
-// that is more than snapshot quantization explains, the prediction is corrected: feet = P, the motor
-// state predicted after A kept, every command after A applied again.
+// each command are kept for the last kPredictionHistory commands. A ServerFrame that acknowledged command
+// A and carries the player's exact state after it (ServerFrame.own: feet P and motor state) gives one
+// sample, |P - predicted feet after A|, and any miss is corrected exactly: feet and motor state = the
+// server's, every command after A applied again. A frame without it (an older server) falls back to the
+// snapshot's quantized position: a miss beyond quantization moves the feet only (the motor state
+// predicted after A kept, or its velocity estimated from the server's positions).
 //
 //   MovementCheck check(MotorConfig{}, world, 1.0f / tick_rate);
 //   check.start(first_snapshot_position, session.last_command_sequence());
 //   each tick:      check.predict(sequence, input);            // then send the command
 //   each snapshot:  check.set_players(others);                 // the other players it shows
-//                   if (auto e = check.on_authoritative(frame_input_ack, own_position)) samples.push(*e);
+//                   if (auto e = check.on_authoritative(ack, own.feet, own.motor)) samples.push(*e);
+//                   (no ServerFrame.own: check.on_authoritative(ack, snapshot_own_position))
 //   the bot reads:  check.feet(), check.motor()
 //
 // Without other entities near the player, or with players standing still, the prediction is the server's
@@ -39,6 +42,10 @@ inline constexpr std::size_t kPredictionHistory = 128;
 // A velocity estimated from two snapshots further apart than this many commands is too stale to use.
 inline constexpr std::uint64_t kMaxVelocityEstimateCommands = 4;
 inline constexpr float kSnapshotQuantizationError = 0.8661f * kPositionQuantum + 1.0f / 1024;
+// With the server's exact state (ServerFrame.own) a prediction within these of it is the server's own
+// computation up to float noise: no replay (a replay costs a motor run per unacknowledged command).
+inline constexpr float kExactPositionTolerance = 1.0f / 1024;  // units
+inline constexpr float kExactVelocityTolerance = 1.0f / 64;    // units/s: 1/4096 unit a tick at 64 Hz
 
 class MovementCheck {
  public:
@@ -62,6 +69,11 @@ class MovementCheck {
   // The server put the player at `position` after applying command `acked`. Returns the error sample
   // for the first report of each newer acknowledged command the history still holds, nothing otherwise.
   std::optional<float> on_authoritative(std::uint64_t acked, Vec3 position);
+  // The server's exact state after command `acked` (ServerFrame.own): the sample is |feet - predicted
+  // feet after `acked`| with no quantization in it, and any miss (position, velocity or ground state)
+  // restarts the prediction from exactly `feet` and `motor`, every later command replayed. No velocity
+  // is estimated. Returns the sample as the other overload does.
+  std::optional<float> on_authoritative(std::uint64_t acked, Vec3 feet, const MotorState& motor);
 
   Vec3 feet() const { return feet_; }
   const MotorState& motor() const { return state_; }
@@ -82,6 +94,8 @@ class MovementCheck {
   // Command `sequence` from `feet`, the own player turned by `yaw` (its previous command's, as on the
   // server), the other players extrapolated to the tick it runs at.
   Vec3 step(std::uint64_t sequence, Vec3 feet, float yaw, MotorState& state, const PlayerInput& input);
+  // Every command after `acked` applied again from its history slot's (corrected) feet and state.
+  void replay_after(std::uint64_t acked);
 
   MotorConfig config_;
   PredictionWorld world_;

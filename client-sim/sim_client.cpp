@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "client-sim/own_state.hpp"
 #include "protocol/packet.hpp"
 #include "protocol/snapshot_delta.hpp"
 
@@ -35,6 +36,13 @@ ClientSessionSettings session_settings(const SimThreadContext& shared) {
   s.handshake_timeout = shared.options->connect_timeout;
   s.unix_time_offset = shared.unix_time_offset;
   return s;
+}
+
+// The prediction checked against, and corrected from, the server's exact state after the session's
+// input_ack (ServerFrame.own; the caller made sure the session holds one).
+std::optional<float> correct_from_own_state(MovementCheck& movement, const ClientSession& session) {
+  const ExactOwnState own = exact_own_state(*session.own_state());
+  return movement.on_authoritative(session.input_ack(), own.feet, own.motor);
 }
 
 }  // namespace
@@ -141,7 +149,13 @@ void SimClient::on_datagram(std::span<const std::uint8_t> datagram, double now) 
   }
   take_events();
   take_acks();
-  if (session_.latest_snapshot_tick() > last_snapshot_tick_) on_new_snapshot();
+  if (session_.latest_snapshot_tick() > last_snapshot_tick_) {
+    on_new_snapshot();
+  } else if (movement_.started() && session_.own_state()) {
+    // An acknowledgement between snapshots with the exact state corrects too (not sampled: the samples
+    // stay one per snapshot, comparable with the snapshot-only fallback).
+    correct_from_own_state(movement_, session_);
+  }
   check_state(now);
   // The handshake's answer to a challenge goes out now rather than at the next tick.
   if (!stopped_) send_all(session_.poll(now), now);
@@ -207,12 +221,16 @@ void SimClient::on_new_snapshot() {
   }
   if (self_index_ < 0) return;  // not spawned yet, or left out of an incomplete first snapshot
   if (!movement_.started()) {
-    movement_.set_estimate_velocity(true);  // snapshots carry no velocity (MovementCheck)
+    // Only the fallback for frames without ServerFrame.own estimates velocity (MovementCheck).
+    movement_.set_estimate_velocity(true);
     movement_.start(own_feet, session_.last_command_sequence());
     return;
   }
-  // The session's input_ack is the newest frame's, and this snapshot came in the newest frame.
-  const std::optional<float> error = movement_.on_authoritative(session_.input_ack(), own_feet);
+  // The session's input_ack is the newest frame's, and this snapshot came in the newest frame; its exact
+  // own state (when the server sent it) is the state after that command.
+  const std::optional<float> error = session_.own_state()
+                                         ? correct_from_own_state(movement_, session_)
+                                         : movement_.on_authoritative(session_.input_ack(), own_feet);
   if (error && shared_.measuring) stats_.movement_error.push_back(*error);
 }
 

@@ -167,7 +167,7 @@ wire::ErrorCode ClientSession::on_packet(const wire::Packet& packet, double now)
 }
 
 bool ClientSession::on_server_frame(const wire::ServerFrame& frame, double now, wire::ErrorCode& error) {
-  on_input_ack(frame.input_ack(), now);
+  on_input_ack(frame.input_ack(), frame.own(), now);
   if (const auto* events = frame.events()) {
     receiver_.receive({reinterpret_cast<const wire::ContactEvent*>(events->Data()), events->size()});
   }
@@ -206,11 +206,13 @@ bool ClientSession::on_server_frame(const wire::ServerFrame& frame, double now, 
   return true;
 }
 
-void ClientSession::on_input_ack(std::uint64_t input_ack, double now) {
+void ClientSession::on_input_ack(std::uint64_t input_ack, const wire::OwnState* own, double now) {
   // Never beyond what we sent: a confused server must not make us report latencies for the future.
   const std::uint64_t ack = std::min(input_ack, command_sequence_);
   if (ack <= input_ack_) return;
   input_ack_ = ack;
+  // The state belongs to the frame's acknowledgement; a clamped one is not the state after `ack`.
+  own_state_ = own != nullptr && ack == input_ack ? std::optional<wire::OwnState>(*own) : std::nullopt;
   while (!unacked_commands_.empty() && unacked_commands_.front().sequence <= ack) {
     const SentCommand& c = unacked_commands_.front();
     command_acks_.push_back({c.sequence, c.sent_at, now});

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -97,6 +98,9 @@ class ClientSession {
   std::vector<wire::ContactEvent> take_events() { return receiver_.take(); }
   std::vector<CommandAck> take_command_acks();
   std::uint64_t input_ack() const { return input_ack_; }
+  // The own player's exact state after command input_ack() (ServerFrame.own) when the frame that brought
+  // that acknowledgement carried it; nothing otherwise (an older server, or not spawned yet).
+  const std::optional<wire::OwnState>& own_state() const { return own_state_; }
   std::uint64_t last_command_sequence() const { return command_sequence_; }
   const ClientCounters& counters() const { return counters_; }
   const ReceiverCounters& event_counters() const { return receiver_.counters(); }
@@ -116,7 +120,7 @@ class ClientSession {
   wire::ErrorCode on_packet(const wire::Packet& packet, double now);
   // True when the frame's snapshot (if any) is now held, so the packet may be acknowledged.
   bool on_server_frame(const wire::ServerFrame& frame, double now, wire::ErrorCode& error);
-  void on_input_ack(std::uint64_t input_ack, double now);
+  void on_input_ack(std::uint64_t input_ack, const wire::OwnState* own, double now);
   std::vector<std::uint8_t> seal(flatbuffers::FlatBufferBuilder& fbb, wire::Message type,
                                  flatbuffers::Offset<void> body, double now);
 
@@ -144,6 +148,7 @@ class ClientSession {
   std::deque<SentCommand> unacked_commands_;        // ascending, bounded
   std::vector<CommandAck> command_acks_;
   std::uint64_t input_ack_ = 0;
+  std::optional<wire::OwnState> own_state_;  // from the frame that brought input_ack_
   ClientCounters counters_;
 };
 

@@ -155,7 +155,7 @@ std::vector<std::uint8_t> ClientConnection::seal(flatbuffers::FlatBufferBuilder&
 
 std::vector<std::uint8_t> ClientConnection::build_frame(std::uint64_t tick,
                                                         std::span<const wire::EntityState> world, Vec3 focus,
-                                                        double now) {
+                                                        double now, const wire::OwnState* own) {
   if (closed_) return {};
   const bool with_snapshot = tick > last_snapshot_tick_;
   // Events first get up to their share (whole events), the snapshot what is left, then events any room
@@ -192,7 +192,7 @@ std::vector<std::uint8_t> ClientConnection::build_frame(std::uint64_t tick,
                                  ? flatbuffers::Offset<flatbuffers::Vector<const wire::ContactEvent*>>()
                                  : fbb.CreateVectorOfStructs(events.data(), events.size());
   counters_.events_sent += events.size();
-  const auto body = wire::CreateServerFrame(fbb, tick, run_ack_, snapshot_offset, events_offset);
+  const auto body = wire::CreateServerFrame(fbb, tick, run_ack_, snapshot_offset, events_offset, own);
   input_ack_sent_ = run_ack_;
 
   const std::uint64_t sequence = tracker_.next_sequence();
@@ -215,10 +215,11 @@ std::vector<std::uint8_t> ClientConnection::build_keepalive(std::uint64_t tick, 
   return seal(fbb, wire::Message::KeepAlive, body.Union(), now);
 }
 
-std::vector<std::uint8_t> ClientConnection::build_input_ack(std::uint64_t tick, double now) {
+std::vector<std::uint8_t> ClientConnection::build_input_ack(std::uint64_t tick, double now,
+                                                            const wire::OwnState* own) {
   if (closed_) return {};
-  flatbuffers::FlatBufferBuilder fbb(64);
-  const auto body = wire::CreateServerFrame(fbb, tick, run_ack_);
+  flatbuffers::FlatBufferBuilder fbb(128);
+  const auto body = wire::CreateServerFrame(fbb, tick, run_ack_, {}, {}, own);
   input_ack_sent_ = run_ack_;
   return seal(fbb, wire::Message::ServerFrame, body.Union(), now);
 }

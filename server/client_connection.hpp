@@ -44,9 +44,10 @@ inline constexpr std::size_t kMaxCommandsPerTick = 4;
 // ahead must not pile up latency on the server.
 inline constexpr std::size_t kMaxQueuedCommands = 16;
 // Room the ServerFrame's FlatBuffers framing takes around its vectors (the envelope, the two tables,
-// three vector lengths and their alignment): at most 148 bytes measured over random frames
-// (tests/server/client_connection_test.cpp asserts the bound), with slack for alignment cases.
-inline constexpr std::size_t kServerFrameOverheadBytes = 176;
+// three vector lengths and their alignment, and the 48-byte own player state with its vtable slot): at
+// most 196 bytes measured over random frames (tests/server/client_connection_frames_test.cpp asserts
+// the bound), with slack for alignment cases.
+inline constexpr std::size_t kServerFrameOverheadBytes = 232;
 // Events may take at most this share of a frame when the snapshot needs the room too, so neither can
 // starve the other.
 inline constexpr double kEventShareOfFrame = 0.5;
@@ -112,15 +113,18 @@ class ClientConnection {
 
   // `world` ascending by id; `tick` >= 1 and increasing (a repeated tick sends no snapshot, since two
   // different deltas under one tick would confuse the client's baselines). Empty once closed.
+  // `own`: the player's exact state after run_ack() (ServerFrame.own); null before it spawned.
   std::vector<std::uint8_t> build_frame(std::uint64_t tick, std::span<const wire::EntityState> world,
-                                        Vec3 focus, double now);
+                                        Vec3 focus, double now, const wire::OwnState* own = nullptr);
   std::vector<std::uint8_t> build_keepalive(std::uint64_t tick, double now);
   // Between snapshots: a ServerFrame with only `tick` and input_ack (no snapshot, no events), due when a
   // command ran since the last frame. Without it a command waits for the next snapshot tick to be
   // acknowledged, and one lost frame costs a whole snapshot period more (issue 13: at 5% loss the
   // input-to-ack p99 missed round trip + 3 ticks by that much).
   bool input_ack_due() const { return !closed_ && run_ack_ > input_ack_sent_; }
-  std::vector<std::uint8_t> build_input_ack(std::uint64_t tick, double now);
+  // With `own` (48 bytes) every acknowledgement lets the client correct its prediction exactly.
+  std::vector<std::uint8_t> build_input_ack(std::uint64_t tick, double now,
+                                            const wire::OwnState* own = nullptr);
   // The goodbye; closes the connection with `code` if it was still open. Send it a few times: the client
   // takes the first copy that arrives and refuses the others as DuplicatePacket.
   std::vector<std::uint8_t> build_disconnect(wire::ErrorCode code, double now);

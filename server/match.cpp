@@ -6,6 +6,7 @@
 
 #include "protocol/envelope.hpp"
 #include "protocol/snapshot_delta.hpp"
+#include "server/own_state_wire.hpp"
 #include "server/udp_endpoint.hpp"
 #include "world/level.hpp"
 
@@ -222,7 +223,9 @@ void Match::send_frames() {
   for (auto& [id, client] : clients_) {
     const Entity* me = sim.find(client.entity);
     const Vec3 focus = me != nullptr ? me->pose.position : Vec3{};
-    endpoint_.send(client.connection->build_frame(sim.tick(), world_states_, focus, t), client.endpoint);
+    const std::optional<wire::OwnState> own = own_state(sim, client.entity);
+    endpoint_.send(client.connection->build_frame(sim.tick(), world_states_, focus, t, own ? &*own : nullptr),
+                   client.endpoint);
   }
 }
 
@@ -240,7 +243,8 @@ void Match::send_keepalives() {
   for (auto& [id, client] : clients_) {
     // A command arrived since the last frame: acknowledge it now rather than at the next snapshot tick.
     if (client.connection->input_ack_due()) {
-      endpoint_.send(client.connection->build_input_ack(tick, t), client.endpoint);
+      const std::optional<wire::OwnState> own = own_state(scene_->simulation(), client.entity);
+      endpoint_.send(client.connection->build_input_ack(tick, t, own ? &*own : nullptr), client.endpoint);
     } else if (client.connection->keepalive_due(t)) {
       endpoint_.send(client.connection->build_keepalive(tick, t), client.endpoint);
     }

@@ -51,11 +51,16 @@ TEST(ClientConnection, FramesStayWithinTheDatagramLimitAndShareItFairly) {
       c.queue_contact(make_contact(tick, 1 + rng() % 400, rng));
     const std::size_t pending = c.events_pending();
 
-    const auto frame = c.build_frame(tick, states, {}, now);
+    // Every frame carries the own player's exact state (ServerFrame.own), inside the framing bound.
+    const wire::OwnState own(wire::Vec3f(0.1f * float(tick), -3, 7), wire::Vec3f(320, 0, -100),
+                             wire::Vec3f(0, 0, 1), 0, std::int32_t(tick), std::uint8_t(tick % 4));
+    const auto frame = c.build_frame(tick, states, {}, now, &own);
     ASSERT_LE(frame.size(), kMaxDatagramBytes) << "tick " << tick;
     const OpenedPacket opened = open_packet(as_packet(frame), Direction::kServerToClient, s2c);
     ASSERT_EQ(opened.error, wire::ErrorCode::Ok);
     const wire::ServerFrame& f = *opened.inner_envelope()->message_as_ServerFrame();
+    ASSERT_NE(f.own(), nullptr);
+    EXPECT_EQ(f.own()->ground_brush(), std::int32_t(tick));
     const std::size_t changed = f.snapshot()->changed() ? f.snapshot()->changed()->size() : 0;
     const std::size_t removed = f.snapshot()->removed() ? f.snapshot()->removed()->size() : 0;
     const std::size_t events = f.events() ? f.events()->size() : 0;

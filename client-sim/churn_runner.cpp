@@ -353,35 +353,10 @@ void ChurnRun::scrape_invariants() {
 
 void ChurnRun::report_progress() {
   if (!progress_) return;
-  SimProgress p;
-  p.elapsed = std::max(elapsed(), 1e-3);
+  int clients = 0;
   for (const Slot& s : slots_)
-    p.clients += s.session ? 1 : 0;
-  AckHistogram acks{};
-  for (const auto& t : threads_) {
-    const client_thread::PublishedTotals& s = t->published();
-    p.connected += s.connected.load(std::memory_order_relaxed);
-    p.snapshots += s.snapshots.load(std::memory_order_relaxed);
-    p.commands += s.commands.load(std::memory_order_relaxed);
-    p.events += s.events.load(std::memory_order_relaxed);
-    p.rpc_calls += s.rpc_calls.load(std::memory_order_relaxed);
-    for (std::size_t i = 0; i < kAckBuckets; ++i)
-      acks[i] += s.acks[i].load(std::memory_order_relaxed);
-  }
-  // p99 of the acknowledgements since the previous line, as run_simulation's: the bucket's upper edge.
-  std::uint64_t total = 0;
-  for (std::size_t i = 0; i < kAckBuckets; ++i)
-    total += acks[i] - acks_before_[i];
-  const std::uint64_t rank = (total * 99 + 99) / 100;
-  std::uint64_t seen = 0;
-  for (std::size_t i = 0; i < kAckBuckets && total > 0; ++i) {
-    seen += acks[i] - acks_before_[i];
-    if (seen >= rank) {
-      p.input_ack_p99_ms = double(i + 1) * kAckBucketMs;
-      break;
-    }
-  }
-  acks_before_ = acks;
+    clients += s.session ? 1 : 0;
+  SimProgress p = client_thread::gather_progress(threads_, clients, std::max(elapsed(), 1e-3), acks_before_);
   p.failed = int(c_.sessions_failed);
   progress_(p);
 }

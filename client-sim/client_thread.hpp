@@ -152,4 +152,10 @@ class ClientThread {
   std::vector<LeftClient> left_;
 };
 
+// The progress line's numbers (run_simulation's and the churn run's), summed over the threads; the p99 is
+// over the acknowledgements since the previous call (`acks_before`, the cumulative histogram then, is
+// updated), as the upper edge of the bucket that holds it.
+SimProgress gather_progress(const std::vector<std::unique_ptr<ClientThread>>& threads, int clients,
+                            double elapsed, AckHistogram& acks_before);
+
 }  // namespace shiftcast::client_thread

@@ -198,9 +198,9 @@ void load_profile(const std::string& path, SimOptions& o, std::vector<std::strin
     for (const ProfileKey& k : kProfileKeys)
       known = known || k.table == table_name.str();
     if (!known || !table) {
-      errors.push_back(
-          fmt::format("{}: {} {}: a profile has the tables [run], [budgets], [behaviour], [network] and [churn]",
-                      where(path, table_node), table ? "unknown table" : "unknown key", table_name.str()));
+      errors.push_back(fmt::format(
+          "{}: {} {}: a profile has the tables [run], [budgets], [behaviour], [network] and [churn]",
+          where(path, table_node), table ? "unknown table" : "unknown key", table_name.str()));
       continue;
     }
     for (auto&& [key, node] : *table) {

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "client-sim/network_conditions.hpp"
 #include "client-sim/churn_plan.hpp"
+#include "client-sim/network_conditions.hpp"
 
 namespace shiftcast {
 

@@ -44,41 +44,6 @@ constexpr double kTokenMarginSeconds = 30;
 constexpr double kMinTokenSeconds = 60;
 constexpr auto kProgressInterval = std::chrono::seconds(1);
 
-// The progress line's numbers, summed over the threads; acks is the cumulative histogram.
-SimProgress gather(const std::vector<std::unique_ptr<ClientThread>>& threads, int clients, double elapsed,
-                   AckHistogram& acks_before) {
-  SimProgress p;
-  p.elapsed = elapsed;
-  p.clients = clients;
-  AckHistogram acks{};
-  for (const auto& t : threads) {
-    const PublishedTotals& s = t->published();
-    p.connected += s.connected.load(std::memory_order_relaxed);
-    p.failed += s.failed.load(std::memory_order_relaxed);
-    p.snapshots += s.snapshots.load(std::memory_order_relaxed);
-    p.commands += s.commands.load(std::memory_order_relaxed);
-    p.events += s.events.load(std::memory_order_relaxed);
-    p.rpc_calls += s.rpc_calls.load(std::memory_order_relaxed);
-    for (std::size_t i = 0; i < kAckBuckets; ++i)
-      acks[i] += s.acks[i].load(std::memory_order_relaxed);
-  }
-  // p99 of the acknowledgements since the previous line: the upper edge of the bucket that holds it.
-  std::uint64_t total = 0;
-  for (std::size_t i = 0; i < kAckBuckets; ++i)
-    total += acks[i] - acks_before[i];
-  const std::uint64_t rank = (total * 99 + 99) / 100;  // nearest rank
-  std::uint64_t seen = 0;
-  for (std::size_t i = 0; i < kAckBuckets && total > 0; ++i) {
-    seen += acks[i] - acks_before[i];
-    if (seen >= rank) {
-      p.input_ack_p99_ms = double(i + 1) * kAckBucketMs;
-      break;
-    }
-  }
-  acks_before = acks;
-  return p;
-}
-
 std::string describe_refusal(const char* call, const RpcReply& reply) {
   std::string s = std::string(call) + " refused: " + std::string(reply.error_name());
   if (!reply.detail.empty()) s += " (" + std::string(reply.detail) + ")";
@@ -253,7 +218,7 @@ SimRunResult run_simulation(const SimOptions& options, const SimLevel& level,
   std::uint64_t seen = 0;
   auto next_progress = Clock::now() + kProgressInterval;
   const auto report = [&](double elapsed) {
-    const SimProgress p = gather(threads, int(total), elapsed, acks_before);
+    const SimProgress p = client_thread::gather_progress(threads, int(total), elapsed, acks_before);
     if (progress) progress(p);
     return p;
   };

@@ -1,7 +1,8 @@
 // The input acknowledgement between snapshots (ClientConnection::build_input_ack): due exactly when a
-// command ran (take_commands, once per server tick) since the last frame, and read by the real ClientSession as an acknowledgement with no
-// snapshot and no events. The oracle is the commands sent and the frames delivered: each command is
-// acknowledged by the first frame after it that arrives, snapshot or not, and never twice.
+// command ran (take_commands, once per server tick) since the last frame, and read by the real ClientSession
+// as an acknowledgement with no snapshot and no events. The oracle is the commands sent and the frames
+// delivered: each command is acknowledged by the first frame after it that arrives, snapshot or not, and
+// never twice.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -58,7 +59,7 @@ TEST(InputAckFrame, DueOnlyAfterANewCommandAndReadAsAnAcknowledgement) {
   // A redundant copy of command 1 (in the frame of command 2, which is lost) changes nothing; a snapshot
   // frame carries the acknowledgement as well and clears what was due.
   const auto second = p.client.send_command(command_input(2), 0, acked);
-  (void)second;  // lost
+  (void)second;                // lost
   EXPECT_EQ(run_tick(c), 0u);  // a tick with nothing to run
   EXPECT_FALSE(c.input_ack_due());
   const auto third = p.client.send_command(command_input(3), 0, acked + kTickSeconds);

@@ -5,14 +5,17 @@
 #                                with clang, so it also builds the libFuzzer targets (fuzz/) and runs each
 #                                for a short fixed number of inputs (docs/fuzzing.md), then the short soak
 #                                (docs/soak.md: two minutes of churn against the sanitized server)
+# Both builds compile with -Werror (SHIFTCAST_WERROR, cmake/build_flags.cmake) and both run the pinned
+# determinism hash test (tests/world/simulation_test.cpp), so gcc and clang must agree on it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir=build
-cmake_args=(-DCMAKE_BUILD_TYPE=Release)
+cmake_args=(-DCMAKE_BUILD_TYPE=Release -DSHIFTCAST_WERROR=ON)
 if [ "${1:-}" = "--sanitize" ]; then
   build_dir=build-sanitize
-  cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHIFTCAST_SANITIZE=ON -DSHIFTCAST_BENCH=OFF -DSHIFTCAST_FUZZ=ON)
+  cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHIFTCAST_SANITIZE=ON -DSHIFTCAST_BENCH=OFF -DSHIFTCAST_FUZZ=ON
+              -DSHIFTCAST_WERROR=ON)
   export CC=clang CXX=clang++
   # A build directory configured with another compiler keeps it in its cache: start that one afresh.
   if [ -f "$build_dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang' "$build_dir/CMakeCache.txt"; then

@@ -16,8 +16,15 @@ std::string format_double(double v) {
   return std::string(buf, end);
 }
 
+// Appended rather than `"\"" + std::string(text) + "\""`, which gcc 12 at -O3 flags with a false
+// -Wrestrict (a known gcc 12 false positive in std::string operator+).
 std::string in_quotes(std::string_view text) {
-  return "\"" + std::string(text) + "\"";
+  std::string quoted;
+  quoted.reserve(text.size() + 2);
+  quoted += '"';
+  quoted += text;
+  quoted += '"';
+  return quoted;
 }
 
 std::string format_value(const Value& v) {

@@ -1,5 +1,5 @@
 // Compiled levels: a level imported once, with its collision BSP and navmesh built, saved as one
-// FlatBuffer (protocol/level.fbs, identifier "SCLV") that servers load in milliseconds.
+// FlatBuffer (world/level/level.fbs, identifier "SCLV") that servers load in milliseconds.
 //
 //   LevelResult imported = import_level_file("configs/levels/arena.map");          // .map, .bsp or .obj
 //   CompiledLevelResult compiled = compile_level(std::move(imported.level), {}, {});  // BSP + navmesh
@@ -25,9 +25,9 @@
 
 #include "collision/bsp_build.hpp"
 #include "collision/bsp_tree.hpp"
-#include "world/level.hpp"
-#include "world/navmesh.hpp"
-#include "world/obj_import.hpp"
+#include "world/level/level.hpp"
+#include "world/level/navmesh.hpp"
+#include "world/level/obj_import.hpp"
 
 namespace shiftcast {
 

@@ -1,4 +1,4 @@
-#include "world/level.hpp"
+#include "world/level/level.hpp"
 
 #include <charconv>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "world/level_mesh.hpp"
+#include "world/level/level_mesh.hpp"
 
 #include "collision/bsp_build.hpp"
 #include "collision/convex_polytope.hpp"

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "world/level.hpp"
+#include "world/level/level.hpp"
 
 namespace shiftcast {
 

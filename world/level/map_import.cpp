@@ -1,4 +1,4 @@
-#include "world/map_import.hpp"
+#include "world/level/map_import.hpp"
 
 #include <algorithm>
 #include <array>
@@ -14,7 +14,7 @@
 
 #include "collision/bsp_build.hpp"
 #include "collision/convex_polytope.hpp"
-#include "world/quake_lexer.hpp"
+#include "world/level/quake_lexer_internal.hpp"
 
 namespace shiftcast {
 namespace {

@@ -36,7 +36,7 @@
 #include <string_view>
 
 #include "collision/plane.hpp"
-#include "world/level.hpp"
+#include "world/level/level.hpp"
 
 namespace shiftcast {
 

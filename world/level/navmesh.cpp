@@ -1,4 +1,4 @@
-#include "world/navmesh.hpp"
+#include "world/level/navmesh.hpp"
 
 #include <DetourCommon.h>
 #include <DetourNavMesh.h>
@@ -13,7 +13,7 @@
 #include <cstring>
 #include <limits>
 
-#include "world/level_mesh.hpp"
+#include "world/level/level_mesh.hpp"
 
 namespace shiftcast {
 

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "collision/vec3.hpp"
-#include "world/level.hpp"
+#include "world/level/level.hpp"
 
 class dtNavMesh;
 class dtNavMeshQuery;

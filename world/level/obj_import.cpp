@@ -1,4 +1,4 @@
-#include "world/obj_import.hpp"
+#include "world/level/obj_import.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "world/level.hpp"
+#include "world/level/level.hpp"
 
 namespace shiftcast {
 

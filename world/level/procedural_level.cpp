@@ -1,4 +1,4 @@
-#include "world/procedural_level.hpp"
+#include "world/level/procedural_level.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "world/q3_bsp_import.hpp"
+#include "world/level/q3_bsp_import.hpp"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +12,7 @@
 
 #include "collision/bsp_build.hpp"
 #include "collision/convex_polytope.hpp"
-#include "world/quake_lexer.hpp"
+#include "world/level/quake_lexer_internal.hpp"
 
 namespace shiftcast {
 namespace {

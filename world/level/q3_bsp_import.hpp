@@ -25,7 +25,7 @@
 #include <span>
 #include <string>
 
-#include "world/level.hpp"
+#include "world/level/level.hpp"
 
 namespace shiftcast {
 

@@ -1,4 +1,4 @@
-#include "world/quake_lexer.hpp"
+#include "world/level/quake_lexer_internal.hpp"
 
 namespace shiftcast {
 

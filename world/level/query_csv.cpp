@@ -1,4 +1,4 @@
-#include "world/query_csv.hpp"
+#include "world/level/query_csv.hpp"
 
 #include <charconv>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "world/bot_driver.hpp"
+#include "world/match/bot_driver.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -22,9 +22,9 @@
 
 #include "collision/bsp_tree.hpp"
 #include "collision/vec3.hpp"
-#include "world/character_motor.hpp"
-#include "world/navmesh.hpp"
-#include "world/player_input.hpp"
+#include "world/level/navmesh.hpp"
+#include "world/match/character_motor.hpp"
+#include "world/match/player_input.hpp"
 
 namespace shiftcast {
 

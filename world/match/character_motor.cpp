@@ -14,7 +14,7 @@
 // player leaves with v − g·dt, so positions at tick boundaries lie on the true parabola (Quake's scheme).
 // Velocities are kept in double inside a call; positions are float because every position is a trace
 // result, and a trace result is what guarantees the player never ends in solid.
-#include "world/character_motor.hpp"
+#include "world/match/character_motor.hpp"
 
 #include <algorithm>
 #include <cmath>

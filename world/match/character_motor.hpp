@@ -19,8 +19,8 @@
 
 #include "collision/trace_result.hpp"
 #include "collision/vec3.hpp"
-#include "world/entity.hpp"
-#include "world/player_input.hpp"
+#include "world/match/entity.hpp"
+#include "world/match/player_input.hpp"
 
 namespace shiftcast {
 

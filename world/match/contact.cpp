@@ -1,4 +1,4 @@
-#include "world/contact.hpp"
+#include "world/match/contact.hpp"
 
 #include <algorithm>
 #include <tuple>

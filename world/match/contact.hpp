@@ -18,7 +18,7 @@
 
 #include "collision/trace_result.hpp"
 #include "collision/vec3.hpp"
-#include "world/entity.hpp"
+#include "world/match/entity.hpp"
 
 namespace shiftcast {
 

@@ -2,7 +2,7 @@
 // and sleep once they have not moved for SimulationConfig::sleep_ticks, until something touches them.
 #include <cmath>
 
-#include "world/simulation_state.hpp"
+#include "world/match/simulation_state_internal.hpp"
 
 namespace shiftcast {
 

@@ -1,9 +1,9 @@
-#include "world/entity.hpp"
+#include "world/match/entity.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "world/prop_model.hpp"
+#include "world/match/prop_model.hpp"
 
 namespace shiftcast {
 

@@ -1,5 +1,6 @@
 // Entity: one dynamic thing in a match: a player, a projectile or a prop. The simulation
-// (world/simulation.hpp) owns them; the grid, the filters, the contacts and the history refer to them by id.
+// (world/match/simulation.hpp) owns them; the grid, the filters, the contacts and the history refer to them
+// by id.
 //
 // Shapes are in the entity's local frame: the reference point is Pose::position and the shape turns
 // with Pose::yaw. Players are upright cylinders with the reference point at the feet (DESIGN.md §3),

@@ -1,14 +1,14 @@
 // SimulationState::sweep: how every mover in a tick finds what it runs into first. The level answers with
 // its BSP trace (sweep_level); entities near the sweep come from the grid and answer through
 // sweep_entity_step over sweep_against_entity, the same per-entity step world_sweep uses, so a mover in the
-// tick and a query over RPC agree on every hit. The steps are public (world/entity_sweep.hpp) so a client's
-// prediction (shiftcast-sim) runs the very same code against the players it knows.
+// tick and a query over RPC agree on every hit. The steps are public (world/match/entity_sweep.hpp) so a
+// client's prediction (shiftcast-sim) runs the very same code against the players it knows.
 #include <algorithm>
 #include <cmath>
 
 #include "collision/turned_shape.hpp"
-#include "world/entity_sweep.hpp"
-#include "world/simulation_state.hpp"
+#include "world/match/entity_sweep.hpp"
+#include "world/match/simulation_state_internal.hpp"
 
 namespace shiftcast {
 

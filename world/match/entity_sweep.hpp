@@ -1,7 +1,7 @@
 // The steps of a sweep that every mover in a tick and a client predicting its own player share: the
 // level's answer (the BSP trace), one entity's answer (the bounding-sphere cull, then the exact
 // sweep_against_entity, backed off like the level), and the translation of the result into the character
-// motor's MotorHit. SimulationState::sweep_among (world/entity_sweep.cpp) runs them over the grid's
+// motor's MotorHit. SimulationState::sweep_among (world/match/entity_sweep.cpp) runs them over the grid's
 // candidates; shiftcast-sim's prediction world runs them over the players of its newest snapshot, so the
 // two agree on every hit they both see.
 //
@@ -16,8 +16,8 @@
 
 #include "collision/bsp_tree.hpp"
 #include "collision/time_of_impact.hpp"
-#include "world/character_motor.hpp"
-#include "world/entity.hpp"
+#include "world/match/character_motor.hpp"
+#include "world/match/entity.hpp"
 
 namespace shiftcast {
 

@@ -1,4 +1,4 @@
-#include "world/filters.hpp"
+#include "world/match/filters.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "collision/narrow_phase.hpp"
-#include "world/prop_model.hpp"
+#include "world/match/prop_model.hpp"
 
 namespace shiftcast {
 

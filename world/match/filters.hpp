@@ -20,7 +20,7 @@
 //
 // Every stage is conservative by construction (bounds grown by kBoundsSlack, see entity.hpp): a stage
 // may say "maybe" about a pair that is apart, never "apart" about a pair the hard case calls touching.
-// tests/world/filters_test.cpp checks exactly that on random pairs of every kind.
+// tests/world/match/filters_test.cpp checks exactly that on random pairs of every kind.
 //
 //   FilterCascade cascade({.reach = kContactDistance});
 //   PairContact c;
@@ -37,7 +37,7 @@
 
 #include "collision/trace_result.hpp"
 #include "collision/vec3.hpp"
-#include "world/entity.hpp"
+#include "world/match/entity.hpp"
 
 namespace shiftcast {
 

@@ -15,7 +15,7 @@
 // 16 µs against 24–31 µs; spread out (52–214 pairs) 5–6 µs against 1.6–3.8 µs, the floor being one
 // probe per covered cell. The clumped case is the one that costs a tick, so this walk. An update that
 // stays in its cells measured about 25 ns.
-#include "world/grid.hpp"
+#include "world/match/grid.hpp"
 
 #include <algorithm>
 #include <bit>

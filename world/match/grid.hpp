@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "collision/aabb.hpp"
-#include "world/entity.hpp"
+#include "world/match/entity.hpp"
 
 namespace shiftcast {
 

@@ -10,7 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "collision/turned_shape.hpp"
-#include "world/simulation_state.hpp"
+#include "world/match/simulation_state_internal.hpp"
 
 namespace shiftcast {
 

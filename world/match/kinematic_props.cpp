@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "world/simulation_state.hpp"
+#include "world/match/simulation_state_internal.hpp"
 
 namespace shiftcast {
 

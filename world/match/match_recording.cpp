@@ -1,4 +1,4 @@
-#include "world/match_recording.hpp"
+#include "world/match/match_recording.hpp"
 
 #include <bit>
 #include <cstdio>

@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "collision/vec3.hpp"
-#include "world/compiled_level.hpp"
-#include "world/entity.hpp"
-#include "world/player_input.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/match/entity.hpp"
+#include "world/match/player_input.hpp"
 
 namespace shiftcast {
 

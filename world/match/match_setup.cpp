@@ -1,4 +1,4 @@
-#include "world/match_scene.hpp"
+#include "world/match/match_setup.hpp"
 
 #include <algorithm>
 #include <array>
@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "collision/pose.hpp"
-#include "world/world_query.hpp"
+#include "world/match/world_query.hpp"
 
 namespace shiftcast {
 
@@ -102,8 +102,8 @@ std::optional<SceneKind> parse_scene_kind(std::string_view text) {
   return std::nullopt;
 }
 
-MatchScene::MatchScene(const BspTree& tree, const Level& level, const NavMesh* navmesh,
-                       const SimulationConfig& sim_config, const MatchSceneConfig& config)
+MatchSetup::MatchSetup(const BspTree& tree, const Level& level, const NavMesh* navmesh,
+                       const SimulationConfig& sim_config, const MatchSetupConfig& config)
     : tree_(tree),
       level_(level),
       navmesh_(navmesh),
@@ -114,11 +114,11 @@ MatchScene::MatchScene(const BspTree& tree, const Level& level, const NavMesh* n
   nav_rng_ = next();
 }
 
-MatchScene::~MatchScene() = default;
+MatchSetup::~MatchSetup() = default;
 
-MatchSceneResult MatchScene::create(const BspTree& tree, const Level& level, const NavMesh* navmesh,
-                                    const SimulationConfig& sim_config, const MatchSceneConfig& config) {
-  MatchSceneResult result;
+MatchSetupResult MatchSetup::create(const BspTree& tree, const Level& level, const NavMesh* navmesh,
+                                    const SimulationConfig& sim_config, const MatchSetupConfig& config) {
+  MatchSetupResult result;
   if (navmesh == nullptr) {
     result.error = "the level has no navmesh (compile it with shiftcast-level import)";
     return result;
@@ -127,26 +127,26 @@ MatchSceneResult MatchScene::create(const BspTree& tree, const Level& level, con
     result.error = "negative player, projectile or prop count";
     return result;
   }
-  std::unique_ptr<MatchScene> scene(new MatchScene(tree, level, navmesh, sim_config, config));
+  std::unique_ptr<MatchSetup> scene(new MatchSetup(tree, level, navmesh, sim_config, config));
   result.error = scene->populate();
   if (result.error.empty()) result.scene = std::move(scene);
   return result;
 }
 
-MatchSceneResult make_hosted_match_scene(const BspTree& tree, const Level& level, const NavMesh* navmesh,
-                                         const HostedMatchSetup& setup) {
+MatchSetupResult make_hosted_match_setup(const BspTree& tree, const Level& level, const NavMesh* navmesh,
+                                         const HostedMatchOptions& setup) {
   SimulationConfig sim;
   sim.tick_rate = setup.tick_rate;
   sim.level_check_period = setup.level_check_period;
-  MatchSceneConfig scene;
+  MatchSetupConfig scene;
   scene.players = 0;
   scene.projectiles = 0;
   scene.props = setup.props;
   scene.seed = setup.seed;
-  return MatchScene::create(tree, level, navmesh, sim, scene);
+  return MatchSetup::create(tree, level, navmesh, sim, scene);
 }
 
-std::uint32_t MatchScene::next() {
+std::uint32_t MatchSetup::next() {
   // splitmix32: a Weyl step hashed; fixed, platform-independent, and any state (0 included) is fine.
   rng_state_ += 0x9e3779b9u;
   std::uint32_t z = rng_state_;
@@ -155,20 +155,20 @@ std::uint32_t MatchScene::next() {
   return z ^ (z >> 16);
 }
 
-float MatchScene::uniform(float lo, float hi) {
+float MatchSetup::uniform(float lo, float hi) {
   return lo + (hi - lo) * (float(next() >> 8) * (1.0f / 16777216.0f));
 }
 
-std::optional<Vec3> MatchScene::random_walkable() {
+std::optional<Vec3> MatchSetup::random_walkable() {
   return nav_->random_point(nav_rng_);
 }
 
-bool MatchScene::box_is_clear(const Aabb& box) const {
+bool MatchSetup::box_is_clear(const Aabb& box) const {
   const Aabb b = grown(box, kPlacementMargin);
   return std::none_of(placed_.begin(), placed_.end(), [&](const Aabb& p) { return p.overlaps(b); });
 }
 
-std::string MatchScene::populate() {
+std::string MatchSetup::populate() {
   nav_ = std::make_unique<NavQuery>(*navmesh_);
   if (!nav_->ok()) return "Detour could not allocate a navmesh query";
   const auto add = [&](PropModelResult made, int& index) {
@@ -202,7 +202,7 @@ std::string MatchScene::populate() {
 
 // ------------------------------------------------------------------------------------------- players
 
-void MatchScene::place_players() {
+void MatchSetup::place_players() {
   const Shape cylinder = player_shape(sim_->config().motor);
   const auto try_feet = [&](Vec3 feet, float yaw) {
     for (float lift : kPlayerLifts) {
@@ -235,7 +235,7 @@ void MatchScene::place_players() {
 
 // --------------------------------------------------------------------------------------------- props
 
-void MatchScene::place_props() {
+void MatchSetup::place_props() {
   if (config_.kind == SceneKind::kMatch) {
     for (int i = 0; i < config_.props; ++i) {
       const PropKind kind = kMatchMix[std::size_t(i) % kMatchMix.size()];
@@ -263,7 +263,7 @@ void MatchScene::place_props() {
   }
 }
 
-bool MatchScene::place_mover(int kind_index) {
+bool MatchSetup::place_mover(int kind_index) {
   const PropKind kind = PropKind(kind_index);
   const bool landing = config_.kind == SceneKind::kLanding;
   const int model = kind == PropKind::kLift       ? lift_model_
@@ -358,7 +358,7 @@ bool MatchScene::place_mover(int kind_index) {
   return false;
 }
 
-bool MatchScene::place_crate(std::optional<Vec3> above) {
+bool MatchSetup::place_crate(std::optional<Vec3> above) {
   // A crate turned by any yaw stays inside this axis-aligned box: the level check is conservative.
   const float reach_xy = kCrateHalf.x * std::sqrt(2.0f);
   const Shape cover = Shape::box({reach_xy, reach_xy, kCrateHalf.z});
@@ -386,7 +386,7 @@ bool MatchScene::place_crate(std::optional<Vec3> above) {
   return false;
 }
 
-void MatchScene::settle() {
+void MatchSetup::settle() {
   const int ticks = int(std::lround(config_.settle_seconds * float(sim_->config().tick_rate)));
   for (int i = 0; i < ticks; ++i)
     sim_->step();
@@ -394,20 +394,20 @@ void MatchScene::settle() {
 
 // ------------------------------------------------------------------------------------------- the tick
 
-int MatchScene::projectiles_alive() const {
+int MatchSetup::projectiles_alive() const {
   int alive = 0;
   for (const Entity& e : sim_->entities())
     alive += e.kind == EntityKind::kProjectile ? 1 : 0;
   return alive;
 }
 
-void MatchScene::step() {
+void MatchSetup::step() {
   before_step();
   sim_->step();
   after_step();
 }
 
-void MatchScene::before_step() {
+void MatchSetup::before_step() {
   if (config_.kind == SceneKind::kLanding) {
     if (ticks_to_next_drop_ <= 0) {
       drop_players();
@@ -421,7 +421,7 @@ void MatchScene::before_step() {
   }
 }
 
-void MatchScene::after_step() {
+void MatchSetup::after_step() {
   last_in_window_ = window_open_;
   if (!window_open_) return;
   ++window_ticks_;
@@ -434,7 +434,7 @@ void MatchScene::after_step() {
   if (landed_ == int(players_.size()) || ticks_to_next_drop_ <= 0) window_open_ = false;
 }
 
-int MatchScene::drive_bots() {
+int MatchSetup::drive_bots() {
   feet_scratch_.clear();
   for (EntityId id : players_) {
     const Entity* e = sim_->find(id);
@@ -459,7 +459,7 @@ int MatchScene::drive_bots() {
   return presses;
 }
 
-void MatchScene::top_up_projectiles(int bot_presses) {
+void MatchSetup::top_up_projectiles(int bot_presses) {
   if (players_.empty() || config_.projectiles <= 0) return;
   // The bots' shots come first (each press is at most one shot this tick): top-ups fill what they leave.
   const int wanted = std::min(config_.projectiles - projectiles_alive() - bot_presses,
@@ -480,7 +480,7 @@ void MatchScene::top_up_projectiles(int bot_presses) {
   }
 }
 
-void MatchScene::drop_players() {
+void MatchSetup::drop_players() {
   for (EntityId id : players_)
     sim_->remove(id);
   players_.clear();

@@ -1,5 +1,7 @@
-// MatchScene: a Simulation populated like a real match, for the headless `simulate` command, the match
-// benchmark and tests. Everything is placed from one seed, so a scene is reproducible bit for bit.
+// MatchSetup: how a match's world is built. Every hosted match (server/match.cpp) and its replay are built
+// through make_hosted_match_setup; the headless `simulate` command, the match benchmark and tests populate
+// fuller scenes with MatchSetup::create. Everything is placed from one seed, so a scene is reproducible
+// bit for bit.
 //
 //   kMatch    players at the level's spawn points (then random walkable points), driven by BotDrivers;
 //             props: kinematic lifts (up and down 64–128 units), sliding platforms, doors swinging 90°
@@ -9,9 +11,9 @@
 //             dropped at the same tick from one height in 64–128 units above a crate top or a cradle
 //             floor, so they all land in the same tick; repeated every landing_period_seconds.
 //
-//   MatchSceneResult made = MatchScene::create(tree, level, &navmesh, sim_config, {.players = 32});
+//   MatchSetupResult made = MatchSetup::create(tree, level, &navmesh, sim_config, {.players = 32});
 //   if (!made.ok()) { log(made.error); return; }
-//   MatchScene& scene = *made.scene;
+//   MatchSetup& scene = *made.scene;
 //   for (...) {
 //     scene.before_step();            // bots' inputs, projectile top-ups, landing drops: not the tick
 //     scene.simulation().step();      // what a benchmark times
@@ -32,10 +34,10 @@
 #include <vector>
 
 #include "collision/aabb.hpp"
-#include "world/bot_driver.hpp"
-#include "world/level.hpp"
-#include "world/navmesh.hpp"
-#include "world/simulation.hpp"
+#include "world/level/level.hpp"
+#include "world/level/navmesh.hpp"
+#include "world/match/bot_driver.hpp"
+#include "world/match/simulation.hpp"
 
 namespace shiftcast {
 
@@ -43,7 +45,7 @@ enum class SceneKind : std::uint8_t { kMatch, kLanding };
 const char* to_string(SceneKind kind);
 std::optional<SceneKind> parse_scene_kind(std::string_view text);
 
-struct MatchSceneConfig {
+struct MatchSetupConfig {
   SceneKind kind = SceneKind::kMatch;
   int players = 32;
   int projectiles = 256;  // kept about this many in flight
@@ -69,7 +71,7 @@ struct SceneCounts {
   int props_skipped = 0;
 };
 
-class MatchScene;
+class MatchSetup;
 
 // Tick times in milliseconds summarised the one way every report in shiftcast does: nearest-rank
 // percentiles (the smallest sample with at least p% of the samples at or below it), so p99 of 2000 ticks
@@ -83,35 +85,35 @@ struct TickTimeSummary {
 };
 TickTimeSummary summarize_tick_times(std::vector<double> milliseconds);
 
-struct MatchSceneResult {
-  std::unique_ptr<MatchScene> scene;  // null on error
+struct MatchSetupResult {
+  std::unique_ptr<MatchSetup> scene;  // null on error
   std::string error;
 
   bool ok() const { return scene != nullptr; }
 };
 
-// A hosted match's scene (server/match.cpp) and its replay (world/replay_command.cpp) are built by this
+// A hosted match's scene (server/match.cpp) and its replay (world/tools/replay_command.cpp) are built by this
 // one function, so a recording re-runs on exactly the world the server ran: no players or projectiles
 // (clients join later), the match's props from its seed, settled. Only the tick rate and the level-check
 // period differ from SimulationConfig's defaults (the period's default depends on the build, so a replay
 // passes the recorded one).
-struct HostedMatchSetup {
+struct HostedMatchOptions {
   int tick_rate = 64;
   int props = 0;
   std::uint32_t seed = 1;
   int level_check_period = kDefaultLevelCheckPeriod;
 };
-MatchSceneResult make_hosted_match_scene(const BspTree& tree, const Level& level, const NavMesh* navmesh,
-                                         const HostedMatchSetup& setup);
+MatchSetupResult make_hosted_match_setup(const BspTree& tree, const Level& level, const NavMesh* navmesh,
+                                         const HostedMatchOptions& setup);
 
-class MatchScene {
+class MatchSetup {
  public:
   // Fails (with the reason) when the level has no navmesh or no player can be placed.
-  static MatchSceneResult create(const BspTree& tree, const Level& level, const NavMesh* navmesh,
-                                 const SimulationConfig& sim_config, const MatchSceneConfig& config);
-  ~MatchScene();
-  MatchScene(const MatchScene&) = delete;
-  MatchScene& operator=(const MatchScene&) = delete;
+  static MatchSetupResult create(const BspTree& tree, const Level& level, const NavMesh* navmesh,
+                                 const SimulationConfig& sim_config, const MatchSetupConfig& config);
+  ~MatchSetup();
+  MatchSetup(const MatchSetup&) = delete;
+  MatchSetup& operator=(const MatchSetup&) = delete;
 
   // Everything a match's clients and game code would do before the tick: bots' inputs, projectile
   // top-ups, the landing scene's drops.
@@ -123,7 +125,7 @@ class MatchScene {
 
   Simulation& simulation() { return *sim_; }
   const Simulation& simulation() const { return *sim_; }
-  const MatchSceneConfig& config() const { return config_; }
+  const MatchSetupConfig& config() const { return config_; }
   const SceneCounts& counts() const { return counts_; }
   std::span<const EntityId> players() const { return players_; }
   std::uint64_t projectiles_topped_up() const { return topped_up_; }
@@ -138,8 +140,8 @@ class MatchScene {
   int last_window_ticks() const { return window_ticks_; }       // length of the last drop's window so far
 
  private:
-  MatchScene(const BspTree& tree, const Level& level, const NavMesh* navmesh,
-             const SimulationConfig& sim_config, const MatchSceneConfig& config);
+  MatchSetup(const BspTree& tree, const Level& level, const NavMesh* navmesh,
+             const SimulationConfig& sim_config, const MatchSetupConfig& config);
   std::string populate();
   void place_players();
   void place_props();
@@ -158,7 +160,7 @@ class MatchScene {
   const BspTree& tree_;
   const Level& level_;
   const NavMesh* navmesh_;
-  MatchSceneConfig config_;
+  MatchSetupConfig config_;
   std::unique_ptr<Simulation> sim_;
   std::unique_ptr<NavQuery> nav_;
   std::uint32_t rng_state_;  // the scene's own stream: splitmix32 steps (see next())

@@ -1,4 +1,4 @@
-#include "world/player_input.hpp"
+#include "world/match/player_input.hpp"
 
 #include <cmath>
 

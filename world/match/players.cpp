@@ -5,8 +5,8 @@
 #include <cmath>
 #include <span>
 
-#include "world/entity_sweep.hpp"
-#include "world/simulation_state.hpp"
+#include "world/match/entity_sweep.hpp"
+#include "world/match/simulation_state_internal.hpp"
 
 namespace shiftcast {
 

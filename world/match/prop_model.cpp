@@ -1,4 +1,4 @@
-#include "world/prop_model.hpp"
+#include "world/match/prop_model.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,5 +1,5 @@
-// PropModel: the shape of a prop, built once and shared by every entity that uses it (and by history
-// snapshots, read-only, from any thread).
+// PropModel: the shape of a prop, built once and shared by every entity that uses it (and by the tick
+// history's WorldViews, read-only, from any thread).
 //
 //   PropModelResult box = make_box_model("crate", {16, 16, 16});
 //   PropModelResult pad = make_brush_model("repair_pad", brushes);   // concave: its own BSP

@@ -1,12 +1,12 @@
-#include "world/simulation.hpp"
+#include "world/match/simulation.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
 
-#include "world/level.hpp"
-#include "world/simulation_state.hpp"
+#include "world/level/level.hpp"
+#include "world/match/simulation_state_internal.hpp"
 
 namespace shiftcast {
 
@@ -332,11 +332,11 @@ void Simulation::step() {
   s.counters.toi_searches += std::uint64_t(s.last_tick.toi_searches);
   ++s.counters.ticks;
 
-  auto snapshot = std::make_shared<WorldSnapshot>();
-  snapshot->tick = s.tick;
-  snapshot->entities = s.entities;
-  snapshot->models = s.models;
-  s.history.publish(std::move(snapshot));
+  auto view = std::make_shared<WorldView>();
+  view->tick = s.tick;
+  view->entities = s.entities;
+  view->models = s.models;
+  s.history.publish(std::move(view));
 }
 
 std::uint64_t Simulation::tick() const {

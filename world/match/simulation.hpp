@@ -34,16 +34,16 @@
 #include <vector>
 
 #include "collision/bsp_tree.hpp"
-#include "world/character_motor.hpp"
-#include "world/contact.hpp"
-#include "world/entity.hpp"
-#include "world/filters.hpp"
-#include "world/grid.hpp"
-#include "world/mover_path.hpp"
-#include "world/player_input.hpp"
-#include "world/prop_model.hpp"
-#include "world/tick_history.hpp"
-#include "world/world_query.hpp"
+#include "world/match/character_motor.hpp"
+#include "world/match/contact.hpp"
+#include "world/match/entity.hpp"
+#include "world/match/filters.hpp"
+#include "world/match/grid.hpp"
+#include "world/match/mover_path.hpp"
+#include "world/match/player_input.hpp"
+#include "world/match/prop_model.hpp"
+#include "world/match/tick_history.hpp"
+#include "world/match/world_query.hpp"
 
 namespace shiftcast {
 
@@ -53,11 +53,11 @@ struct SimulationState;
 // Distance within which two things count as touching (a contact), Quake units.
 inline constexpr float kContactDistance = 0.25f;
 // Gap kept between entities that stop against each other: the level's kSurfaceBackoff, applied the same
-// way (world/world_query.hpp backed_off_end), so stopped entities touch (it is below kContactDistance)
+// way (world/match/world_query.hpp backed_off_end), so stopped entities touch (it is below kContactDistance)
 // and never start their next sweep inside each other (it is far above GJK's tolerance).
 inline constexpr float kEntitySkin = kSurfaceBackoff;
 // A move may not end nearer than this to an entity it started near unless it ends no nearer than it
-// started (world/entity_sweep.cpp, the skin guard): half the skin, so an ordinary slide at the skin
+// started (world/match/entity_sweep.cpp, the skin guard): half the skin, so an ordinary slide at the skin
 // never trips it, and hundreds of times what time_of_impact's resting rule and float rounding can take
 // off the gap in one sweep (kToiRestingDepth, half an ulp of a coordinate), so it trips long before
 // the gap can reach zero.

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "collision/time_of_impact.hpp"
-#include "world/entity_sweep.hpp"
-#include "world/navmesh.hpp"
-#include "world/simulation.hpp"
+#include "world/level/navmesh.hpp"
+#include "world/match/entity_sweep.hpp"
+#include "world/match/simulation.hpp"
 
 namespace shiftcast {
 

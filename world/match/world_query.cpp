@@ -16,7 +16,7 @@
 // entity's interior is start_solid at fraction 0, and end_position is backed off kSurfaceBackoff in front
 // of the contact plane along the motion, as the level does. brush is kNoBrush for every entity hit,
 // concave props included (their brush ids name the model's brushes, not the level's).
-#include "world/world_query.hpp"
+#include "world/match/world_query.hpp"
 
 #include <algorithm>
 #include <array>
@@ -26,7 +26,7 @@
 #include "collision/narrow_phase.hpp"
 #include "collision/time_of_impact.hpp"
 #include "collision/turned_shape.hpp"
-#include "world/prop_model.hpp"
+#include "world/match/prop_model.hpp"
 
 namespace shiftcast {
 namespace {

@@ -22,7 +22,7 @@
 #include "collision/bsp_tree.hpp"
 #include "collision/shape.hpp"
 #include "collision/time_of_impact.hpp"
-#include "world/entity.hpp"
+#include "world/match/entity.hpp"
 
 namespace shiftcast {
 

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "collision/bsp_build.hpp"
-#include "world/procedural_level.hpp"
+#include "world/level/procedural_level.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 //   shiftcast-level info LEVEL
 //       Format version, source, counts, bounds, build statistics and navmesh size of a compiled level.
 //   shiftcast-level query LEVEL QUERIES.csv -o RESULTS.csv
-//       One answer row per query (formats in world/query_csv.hpp). Any malformed query line fails the
+//       One answer row per query (formats in world/level/query_csv.hpp). Any malformed query line fails the
 //       whole run: every bad line is reported on stderr and RESULTS.csv is not written.
 //   shiftcast-level bench LEVEL QUERIES.csv [--seconds S]
 //       Single thread: one warm-up pass, then timed passes per query kind for S seconds in total
@@ -14,7 +14,7 @@
 //       (ns per query, hit rates) and a checksum of every answer.
 //   shiftcast-level simulate LEVEL [--players N] [--projectiles N] [--props N] [--tick-rate HZ]
 //                            [--seconds S] [--seed N] [--scene match|landing] [--json FILE] [--filter-timing]
-//       A headless match of navmesh bots (world/simulate_command.hpp): tick time percentiles, contacts,
+//       A headless match of navmesh bots (world/tools/simulate_command.hpp): tick time percentiles, contacts,
 //       Blow's filter table, invariant violations and the final state hash. LEVEL may be a source.
 //
 // Exit status: 0 on success, 1 when the input is bad (import error, corrupt level, malformed CSV), 2 on
@@ -33,10 +33,10 @@
 #include <string_view>
 #include <vector>
 
-#include "world/compiled_level.hpp"
-#include "world/query_csv.hpp"
-#include "world/replay_command.hpp"
-#include "world/simulate_command.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/level/query_csv.hpp"
+#include "world/tools/replay_command.hpp"
+#include "world/tools/simulate_command.hpp"
 
 namespace {
 

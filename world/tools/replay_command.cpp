@@ -1,4 +1,4 @@
-#include "world/replay_command.hpp"
+#include "world/tools/replay_command.hpp"
 
 #include <cinttypes>
 #include <cmath>
@@ -11,9 +11,9 @@
 #include <string_view>
 
 #include "collision/turned_shape.hpp"
-#include "world/compiled_level.hpp"
-#include "world/match_scene.hpp"
-#include "world/simulate_command.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/match/match_setup.hpp"
+#include "world/tools/simulate_command.hpp"
 
 namespace shiftcast {
 
@@ -126,7 +126,7 @@ ReplayResult replay_recording(const Recording& recording, const CompiledLevel& l
     r.message = text;
     return r;
   }
-  MatchSceneResult made = make_hosted_match_scene(level.tree, level.level, navmesh,
+  MatchSetupResult made = make_hosted_match_setup(level.tree, level.level, navmesh,
                                                   {h.tick_rate, h.props, h.seed, h.level_check_period});
   if (!made.ok()) {
     r.error = ReplayError::kSceneFailed;

@@ -1,5 +1,5 @@
-// `shiftcast-level replay`: re-runs a match recording (world/match_recording.hpp, docs/replay.md) offline,
-// bit for bit, on the scene make_hosted_match_scene builds, checking every recorded state hash.
+// `shiftcast-level replay`: re-runs a match recording (world/match/match_recording.hpp, docs/replay.md)
+// offline, bit for bit, on the scene make_hosted_match_setup builds, checking every recorded state hash.
 //
 //   shiftcast-level replay FILE [--level PATH] [--until TICK] [--entity ID] [--queries] [--any-level]
 //   [--continue]
@@ -28,9 +28,9 @@
 #include <string>
 #include <vector>
 
-#include "world/match_recording.hpp"
-#include "world/navmesh.hpp"
-#include "world/simulation.hpp"
+#include "world/level/navmesh.hpp"
+#include "world/match/match_recording.hpp"
+#include "world/match/simulation.hpp"
 
 namespace shiftcast {
 
@@ -62,7 +62,7 @@ struct ReplayOptions {
 enum class ReplayError : std::uint8_t {
   kNone,
   kWrongLevel,     // the level's fingerprint is not the recorded one
-  kSceneFailed,    // make_hosted_match_scene refused the level
+  kSceneFailed,    // make_hosted_match_setup refused the level
   kStartMismatch,  // the scene's tick or state hash before the first record differ
   kJoinMismatch,   // a join produced another entity id than the server's
   kHashMismatch,   // a tick's state hash differs

@@ -1,4 +1,4 @@
-#include "world/simulate_command.hpp"
+#include "world/tools/simulate_command.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "world/compiled_level.hpp"
-#include "world/match_scene.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/match/match_setup.hpp"
 
 namespace shiftcast {
 
@@ -299,19 +299,19 @@ int run_simulate_command(int argc, char** argv) {
   SimulationConfig sim_config;
   sim_config.tick_rate = int(options.tick_rate);
   sim_config.measure_filter_time = options.filter_timing;
-  MatchSceneConfig scene_config;
+  MatchSetupConfig scene_config;
   scene_config.kind = options.scene;
   scene_config.players = int(options.players);
   scene_config.projectiles = int(options.projectiles);
   scene_config.props = int(options.props);
   scene_config.seed = options.seed;
-  MatchSceneResult made =
-      MatchScene::create(compiled.tree, compiled.level, navmesh.get(), sim_config, scene_config);
+  MatchSetupResult made =
+      MatchSetup::create(compiled.tree, compiled.level, navmesh.get(), sim_config, scene_config);
   if (!made.ok()) {
     std::fprintf(stderr, "shiftcast-level: %s: %s\n", options.level.c_str(), made.error.c_str());
     return kExitBadInput;
   }
-  MatchScene& scene = *made.scene;
+  MatchSetup& scene = *made.scene;
   Simulation& sim = scene.simulation();
 
   const SimulationCounters before = sim.counters();

@@ -10,9 +10,9 @@
 #include <random>
 #include <set>
 
-#include "level_generated.h"
-#include "world/compiled_level.hpp"
-#include "world/procedural_level.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/level/level_generated.h"
+#include "world/level/procedural_level.hpp"
 
 namespace shiftcast {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "collision/bsp_build.hpp"
 #include "tests/support/brush_oracle.hpp"
-#include "world/map_import.hpp"
+#include "world/level/map_import.hpp"
 
 namespace shiftcast {
 namespace {

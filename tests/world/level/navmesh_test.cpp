@@ -14,9 +14,9 @@
 #include <thread>
 
 #include "collision/bsp_build.hpp"
-#include "world/navmesh.hpp"
-#include "world/obj_import.hpp"
-#include "world/procedural_level.hpp"
+#include "world/level/navmesh.hpp"
+#include "world/level/obj_import.hpp"
+#include "world/level/procedural_level.hpp"
 
 namespace shiftcast {
 namespace {

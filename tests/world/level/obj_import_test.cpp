@@ -8,7 +8,7 @@
 #include <string>
 
 #include "collision/bsp_build.hpp"
-#include "world/obj_import.hpp"
+#include "world/level/obj_import.hpp"
 
 namespace shiftcast {
 namespace {

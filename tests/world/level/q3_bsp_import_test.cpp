@@ -26,7 +26,7 @@
 
 #include "collision/bsp_build.hpp"
 #include "collision/convex_polytope.hpp"
-#include "world/q3_bsp_import.hpp"
+#include "world/level/q3_bsp_import.hpp"
 
 #ifndef SHIFTCAST_SOURCE_DIR
 #error \

@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <random>
 
-#include "world/compiled_level.hpp"
-#include "world/navmesh.hpp"
-#include "world/q3_bsp_import.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/level/navmesh.hpp"
+#include "world/level/q3_bsp_import.hpp"
 
 namespace shiftcast {
 namespace {
@@ -22,7 +22,7 @@ const char* const kMaps[] = {"oa_dm1", "oa_dm4", "oa_rpg3dm2", "oa_ctf2", "wrack
 constexpr float kOriginAboveFeet = 24;
 constexpr float kSpawnLift = 9;
 constexpr float kGroundProbe = 1024;
-// Navmesh heights follow Recast's detail mesh, within a step of the real floor (world/navmesh.hpp).
+// Navmesh heights follow Recast's detail mesh, within a step of the real floor (world/level/navmesh.hpp).
 constexpr float kNavmeshHeightTolerance = 18;
 // Spawns may stand where the navmesh is eroded away (next to a wall or pedestal): oa_dm1 has one whose
 // nearest walkable point is 94 units away.

@@ -11,7 +11,7 @@
 
 #include "collision/brush.hpp"
 #include "tests/support/motor_world.hpp"
-#include "world/character_motor.hpp"
+#include "world/match/character_motor.hpp"
 
 namespace shiftcast::character_motor_test {
 namespace {

@@ -12,9 +12,9 @@
 
 #include "tests/support/brush_oracle.hpp"
 #include "tests/support/motor_world.hpp"
-#include "world/character_motor.hpp"
-#include "world/compiled_level.hpp"
-#include "world/map_import.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/level/map_import.hpp"
+#include "world/match/character_motor.hpp"
 
 namespace shiftcast::character_motor_test {
 namespace {

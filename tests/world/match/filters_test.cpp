@@ -11,7 +11,7 @@
 //    separating-axis theorem over face normals and edge cross products decides overlap and gives the
 //    depth, vertex–triangle and edge–edge distances give the gap. Pairs within kOracleMargin of the
 //    threshold (after the prism bounds) are not judged, and are counted so the test cannot pass vacuously.
-#include "world/filters.hpp"
+#include "world/match/filters.hpp"
 
 #include <gtest/gtest.h>
 
@@ -25,7 +25,7 @@
 
 #include "collision/brush.hpp"
 #include "collision/narrow_phase.hpp"
-#include "world/prop_model.hpp"
+#include "world/match/prop_model.hpp"
 
 namespace shiftcast {
 namespace {
@@ -34,7 +34,7 @@ namespace {
 // tolerance and the float rounding of posed corners, far below any feature of the shapes.
 constexpr double kOracleMargin = 1e-3;
 constexpr int kPrismSides = 16;
-// The world's kContactDistance (world/simulation.hpp), restated to keep this test off the simulation.
+// The world's kContactDistance (world/match/simulation.hpp), restated to keep this test off the simulation.
 constexpr float kContactDistanceForTest = 0.25f;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 

@@ -3,7 +3,7 @@
 // segment to each box (ternary search on a convex function, not clipping as the grid does), update
 // counters against set differences of the ranges, and the conservative property that every pair of truly
 // overlapping boxes is reported.
-#include "world/grid.hpp"
+#include "world/match/grid.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-// The recording format (world/match_recording.hpp, docs/replay.md): a written round trip, the worked byte
-// example of docs/replay.md checked byte for byte, and every kind of damage read as a typed error.
+// The recording format (world/match/match_recording.hpp, docs/replay.md): a written round trip, the worked
+// byte example of docs/replay.md checked byte for byte, and every kind of damage read as a typed error.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "world/match_recording.hpp"
+#include "world/match/match_recording.hpp"
 
 namespace shiftcast {
 namespace {

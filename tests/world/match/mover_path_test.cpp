@@ -1,4 +1,4 @@
-#include "world/mover_path.hpp"
+#include "world/match/mover_path.hpp"
 
 #include <gtest/gtest.h>
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "world/compiled_level.hpp"
-#include "world/map_import.hpp"
-#include "world/simulation.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/level/map_import.hpp"
+#include "world/match/simulation.hpp"
 
 namespace shiftcast {
 namespace {

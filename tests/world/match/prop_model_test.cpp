@@ -1,8 +1,8 @@
 // PropModel construction against independent oracles: known solids (cube, octahedron, icosahedron,
 // dodecahedron) for vertex and face counts, and for random points a brute-force hull (every triple of
 // points whose plane has all others on one side is a hull face), which shares nothing with the
-// incremental hull in world/prop_model.cpp.
-#include "world/prop_model.hpp"
+// incremental hull in world/match/prop_model.cpp.
+#include "world/match/prop_model.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "collision/bsp_build.hpp"
-#include "world/map_import.hpp"
-#include "world/navmesh.hpp"
-#include "world/simulation.hpp"
+#include "world/level/map_import.hpp"
+#include "world/level/navmesh.hpp"
+#include "world/match/simulation.hpp"
 
 namespace shiftcast {
 namespace {
@@ -359,8 +359,8 @@ TEST(Simulation, NothingOverlapsAfterAnyTickOfABusyMatch) {
   EXPECT_GT(contacts, 1000u);
 }
 
-// Changed by issue 13's skin guard (world/entity_sweep.cpp, kEntityRestGap): players pressed against each
-// other for many ticks used to wear the skin down to an overlap; now a move that would end nearer than
+// Changed by issue 13's skin guard (world/match/entity_sweep.cpp, kEntityRestGap): players pressed against
+// each other for many ticks used to wear the skin down to an overlap; now a move that would end nearer than
 // half the skin to a neighbour, and nearer than it started, is blocked there, which changes trajectories.
 constexpr std::uint64_t kPinnedBusyMatchHash = 0x22262c66f9510876;
 

@@ -1,4 +1,4 @@
-// The skin guard (world/entity_sweep.cpp, kEntityRestGap): the mechanism behind the load ladder's rare
+// The skin guard (world/match/entity_sweep.cpp, kEntityRestGap): the mechanism behind the load ladder's rare
 // player-player overlap, on its own. A player pressed against another and sliding along it with a slight
 // approach (what a crease slide does tick after tick) used to lose up to ~1e-4 of gap per sweep, until
 // the two overlapped; now no sweep ends nearer than min(start gap, kEntityRestGap). The oracle is the
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "collision/bsp_build.hpp"
-#include "world/simulation_state.hpp"
+#include "world/match/simulation_state_internal.hpp"
 
 namespace shiftcast {
 namespace {

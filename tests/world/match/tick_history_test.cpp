@@ -1,7 +1,7 @@
 // TickHistory: clamping at both ends of the kept window, interpolation against closed-form midpoints,
-// spawn and removal between ticks, restarts after a gap, snapshot lifetimes, consistency under a
+// spawn and removal between ticks, restarts after a gap, view lifetimes, consistency under a
 // concurrent writer, and a rewound raycast that hits where the target was.
-#include "world/tick_history.hpp"
+#include "world/match/tick_history.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "world/world_query.hpp"
+#include "world/match/world_query.hpp"
 
 namespace shiftcast {
 namespace {
@@ -30,11 +30,11 @@ Entity player(EntityId id, Vec3 feet, float yaw = 0) {
   return e;
 }
 
-// A snapshot whose entity poses are a closed-form function of the tick, so any reader can tell whether
+// A view whose entity poses are a closed-form function of the tick, so any reader can tell whether
 // what it got belongs to the tick it claims: entity i (id i + 1) stands at (tick, 10·i, i) with yaw
 // tick / 1000 + i, and entity 3 exists on even ticks only.
-std::shared_ptr<const WorldSnapshot> encoded_snapshot(std::uint64_t tick) {
-  auto s = std::make_shared<WorldSnapshot>();
+std::shared_ptr<const WorldView> encoded_view(std::uint64_t tick) {
+  auto s = std::make_shared<WorldView>();
   s->tick = tick;
   for (EntityId i = 0; i < 4; ++i) {
     if (i == 3 && tick % 2 != 0) continue;
@@ -43,7 +43,7 @@ std::shared_ptr<const WorldSnapshot> encoded_snapshot(std::uint64_t tick) {
   return s;
 }
 
-bool matches_tick(const WorldSnapshot& s) {
+bool matches_tick(const WorldView& s) {
   const std::size_t want = s.tick % 2 == 0 ? 4 : 3;
   if (s.entities.size() != want) return false;
   for (std::size_t i = 0; i < s.entities.size(); ++i) {
@@ -55,7 +55,7 @@ bool matches_tick(const WorldSnapshot& s) {
 
 void publish_range(TickHistory& h, std::uint64_t first, std::uint64_t last) {
   for (std::uint64_t t = first; t <= last; ++t)
-    h.publish(encoded_snapshot(t));
+    h.publish(encoded_view(t));
 }
 
 TEST(TickHistory, EmptyHistoryAnswersEmpty) {
@@ -126,7 +126,7 @@ TEST(TickHistory, CapacityBelowOneKeepsOneTick) {
 TEST(TickHistory, AGapRestartsTheWindowAndOldTicksAreDropped) {
   TickHistory h(16);
   publish_range(h, 1, 5);
-  h.publish(encoded_snapshot(9));
+  h.publish(encoded_view(9));
   for (std::uint64_t t = 1; t <= 8; ++t)
     EXPECT_EQ(h.exact(t), nullptr) << t;
   EXPECT_EQ(h.exact(9)->tick, 9u);
@@ -135,30 +135,30 @@ TEST(TickHistory, AGapRestartsTheWindowAndOldTicksAreDropped) {
   EXPECT_EQ(v.before->tick, 9u);
 
   // A tick that does not move time forward is dropped.
-  auto stale = std::make_shared<WorldSnapshot>();
+  auto stale = std::make_shared<WorldView>();
   stale->tick = 9;
   h.publish(stale);
-  h.publish(encoded_snapshot(3));
+  h.publish(encoded_view(3));
   EXPECT_EQ(h.latest()->tick, 9u);
   EXPECT_TRUE(matches_tick(*h.exact(9)));
   h.publish(nullptr);
   EXPECT_EQ(h.latest()->tick, 9u);
 }
 
-TEST(TickHistory, ReadersKeepTheirSnapshotsAliveAndDroppedOnesAreFreed) {
+TEST(TickHistory, ReadersKeepTheirViewsAliveAndDroppedOnesAreFreed) {
   TickHistory h(4);
-  h.publish(encoded_snapshot(1));
-  h.publish(encoded_snapshot(2));
-  const std::shared_ptr<const WorldSnapshot> held = h.exact(1);
-  const std::weak_ptr<const WorldSnapshot> dropped = h.exact(2);
+  h.publish(encoded_view(1));
+  h.publish(encoded_view(2));
+  const std::shared_ptr<const WorldView> held = h.exact(1);
+  const std::weak_ptr<const WorldView> dropped = h.exact(2);
   for (std::uint64_t t = 3; t <= 10; ++t)
-    h.publish(encoded_snapshot(t));
+    h.publish(encoded_view(t));
   EXPECT_EQ(held->tick, 1u);
   EXPECT_TRUE(matches_tick(*held));
   EXPECT_TRUE(dropped.expired());
 }
 
-// Two snapshots with hand-placed entities: 1 and 2 in both, 3 only before (removed), 4 only after
+// Two views with hand-placed entities: 1 and 2 in both, 3 only before (removed), 4 only after
 // (spawned).
 struct TwoTicks {
   TickHistory history{8};
@@ -170,10 +170,10 @@ struct TwoTicks {
   Entity spawned = player(4, {60, 60, 0});
 
   TwoTicks() {
-    auto s0 = std::make_shared<WorldSnapshot>();
+    auto s0 = std::make_shared<WorldView>();
     s0->tick = 100;
     s0->entities = {a0, b0, gone};
-    auto s1 = std::make_shared<WorldSnapshot>();
+    auto s1 = std::make_shared<WorldView>();
     s1->tick = 101;
     s1->entities = {a1, b1, spawned};
     history.publish(s0);
@@ -193,7 +193,7 @@ std::vector<EntityId> ids(const std::vector<Entity>& entities) {
   return out;
 }
 
-TEST(RewindView, WholeTicksReproduceTheSnapshotsExactly) {
+TEST(RewindView, WholeTicksReproduceTheViewsExactly) {
   const TwoTicks w;
   const std::vector<Entity> before = w.at(100);
   ASSERT_EQ(ids(before), (std::vector<EntityId>{1, 2, 3}));
@@ -238,7 +238,7 @@ TEST(RewindView, PosesAreLinearInAlphaAndYawFollowsTheDifferenceAsGiven) {
   }
 }
 
-TEST(RewindView, SpawnedAndRemovedEntitiesComeFromTheNearerSnapshot) {
+TEST(RewindView, SpawnedAndRemovedEntitiesComeFromTheNearerView) {
   const TwoTicks w;
   // Removed between the ticks: present while before is nearer (alpha < 0.5), gone from 0.5 on; spawned:
   // the other way round.
@@ -251,10 +251,10 @@ TEST(RewindView, SpawnedAndRemovedEntitiesComeFromTheNearerSnapshot) {
 }
 
 TEST(RewindView, MergesLongListsSortedById) {
-  // Random presence in either snapshot; the oracle is a lookup by id over both lists.
+  // Random presence in either view; the oracle is a lookup by id over both lists.
   std::mt19937 rng(1234);
-  auto s0 = std::make_shared<WorldSnapshot>();
-  auto s1 = std::make_shared<WorldSnapshot>();
+  auto s0 = std::make_shared<WorldView>();
+  auto s1 = std::make_shared<WorldView>();
   s0->tick = 7;
   s1->tick = 8;
   for (EntityId id = 1; id <= 400; ++id) {
@@ -290,15 +290,15 @@ TEST(RewindView, MergesLongListsSortedById) {
 }
 
 // One writer publishing thousands of ticks (with occasional gaps) while readers ask latest, exact and
-// at: every snapshot a reader gets carries the tick it was asked for and the content of that tick, and
+// at: every view a reader gets carries the tick it was asked for and the content of that tick, and
 // what latest() returns never goes backwards. Fixed iteration counts, no timing.
-TEST(TickHistory, ConcurrentReadersAlwaysSeeConsistentSnapshots) {
+TEST(TickHistory, ConcurrentReadersAlwaysSeeConsistentViews) {
   // A small ring, and requests near its old end, so the writer often refills a slot a reader is loading.
   constexpr int kCapacity = 4;
   constexpr std::uint64_t kTicks = 20000;
   constexpr int kReads = 30000;
   TickHistory h(kCapacity);
-  h.publish(encoded_snapshot(1));
+  h.publish(encoded_view(1));
 
   struct ReaderResult {
     int inconsistent = 0;
@@ -347,7 +347,7 @@ TEST(TickHistory, ConcurrentReadersAlwaysSeeConsistentSnapshots) {
   std::uint64_t tick = 1;
   for (std::uint64_t i = 0; i < kTicks; ++i) {
     tick += i % 5000 == 4999 ? 3 : 1;  // a gap now and then restarts the window
-    h.publish(encoded_snapshot(tick));
+    h.publish(encoded_view(tick));
   }
   t1.join();
   t2.join();
@@ -367,7 +367,7 @@ TEST(Rewind, RaycastAtAPastTickHitsWhereTheTargetWas) {
   constexpr EntityId kShooter = 1;
   constexpr EntityId kTarget = 2;
   for (std::uint64_t t = 0; t <= 20; ++t) {
-    auto s = std::make_shared<WorldSnapshot>();
+    auto s = std::make_shared<WorldView>();
     s->tick = t;
     const float y = t <= 10 ? 0.0f : 20.0f * float(t - 10);  // 20 units per tick after tick 10
     s->entities = {player(kShooter, {-500, 0, 0}), player(kTarget, {0, y, 0})};

@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "tests/support/world_query_oracle.hpp"
-#include "world/prop_model.hpp"
-#include "world/world_query.hpp"
+#include "world/match/prop_model.hpp"
+#include "world/match/world_query.hpp"
 
 namespace shiftcast::world_query_test {
 namespace {

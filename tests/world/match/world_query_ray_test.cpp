@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "tests/support/world_query_oracle.hpp"
-#include "world/world_query.hpp"
+#include "world/match/world_query.hpp"
 
 namespace shiftcast::world_query_test {
 namespace {

@@ -16,9 +16,9 @@
 #include <sstream>
 
 #include "tests/support/tool_process.hpp"
-#include "world/compiled_level.hpp"
-#include "world/map_import.hpp"
-#include "world/query_csv.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/level/map_import.hpp"
+#include "world/level/query_csv.hpp"
 
 namespace shiftcast {
 namespace {

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <optional>
 
-#include "world/compiled_level.hpp"
-#include "world/replay_command.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/tools/replay_command.hpp"
 
 namespace shiftcast {
 namespace {

@@ -22,7 +22,7 @@
 #include "bench/query_sets.hpp"
 #include "collision/bsp_build.hpp"
 #include "collision/bsp_tree.hpp"
-#include "world/procedural_level.hpp"
+#include "world/level/procedural_level.hpp"
 
 namespace {
 

@@ -29,8 +29,8 @@
 #include "tests/support/brush_oracle.hpp"
 #include "tests/support/exactness_check.hpp"
 #include "tests/support/exactness_queries.hpp"
-#include "world/compiled_level.hpp"
-#include "world/query_csv.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/level/query_csv.hpp"
 
 namespace {
 

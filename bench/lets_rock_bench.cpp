@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "bench/lets_rock_scene.hpp"
-#include "world/filters.hpp"
+#include "world/match/filters.hpp"
 
 namespace {
 

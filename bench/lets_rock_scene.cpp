@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "collision/brush.hpp"
-#include "world/mover_path.hpp"
+#include "world/match/mover_path.hpp"
 
 namespace shiftcast::bench {
 namespace {

@@ -27,9 +27,9 @@
 #include <utility>
 #include <vector>
 
-#include "world/entity.hpp"
-#include "world/filters.hpp"
-#include "world/prop_model.hpp"
+#include "world/match/entity.hpp"
+#include "world/match/filters.hpp"
+#include "world/match/prop_model.hpp"
 
 namespace shiftcast::bench {
 

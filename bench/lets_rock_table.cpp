@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "bench/lets_rock_scene.hpp"
-#include "world/grid.hpp"
+#include "world/match/grid.hpp"
 
 namespace shiftcast::bench {
 

@@ -25,8 +25,8 @@
 
 #include <unistd.h>
 
-#include "world/compiled_level.hpp"
-#include "world/procedural_level.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/level/procedural_level.hpp"
 
 namespace {
 

@@ -28,8 +28,8 @@
 #include <string_view>
 #include <vector>
 
-#include "world/compiled_level.hpp"
-#include "world/match_scene.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/match/match_setup.hpp"
 
 namespace {
 
@@ -48,26 +48,26 @@ constexpr int kBenchLandingDrops = 20;     // iterations of BM_LandingWorstTick 
 struct Scenes {
   CompiledLevel level;
   std::unique_ptr<NavMesh> navmesh;
-  std::unique_ptr<MatchScene> match;
-  std::unique_ptr<MatchScene> landing;
+  std::unique_ptr<MatchSetup> match;
+  std::unique_ptr<MatchSetup> landing;
 };
 
-std::unique_ptr<MatchScene> make_scene(const Scenes& s, SceneKind kind) {
+std::unique_ptr<MatchSetup> make_scene(const Scenes& s, SceneKind kind) {
   SimulationConfig sim;
   sim.tick_rate = kTickRate;
-  MatchSceneConfig config;
+  MatchSetupConfig config;
   config.kind = kind;
   config.players = kPlayers;
   config.projectiles = kProjectiles;
   config.props = kProps;
   config.seed = kSeed;
-  MatchSceneResult made = MatchScene::create(s.level.tree, s.level.level, s.navmesh.get(), sim, config);
+  MatchSetupResult made = MatchSetup::create(s.level.tree, s.level.level, s.navmesh.get(), sim, config);
   if (!made.ok())
     std::fprintf(stderr, "match_bench: cannot build the %s scene: %s\n", to_string(kind), made.error.c_str());
   return std::move(made.scene);
 }
 
-double timed_step(MatchScene& scene) {
+double timed_step(MatchSetup& scene) {
   scene.before_step();
   const Clock::time_point start = Clock::now();
   scene.simulation().step();
@@ -76,14 +76,14 @@ double timed_step(MatchScene& scene) {
   return seconds;
 }
 
-void BM_MatchTick(benchmark::State& state, MatchScene* scene) {
+void BM_MatchTick(benchmark::State& state, MatchSetup* scene) {
   for (auto _ : state)
     state.SetIterationTime(timed_step(*scene));
   state.counters["entities"] = double(scene->simulation().entities().size());
 }
 
 // One iteration is one drop cycle; its time is the worst tick of the drop's landing window.
-void BM_LandingWorstTick(benchmark::State& state, MatchScene* scene) {
+void BM_LandingWorstTick(benchmark::State& state, MatchSetup* scene) {
   for (auto _ : state) {
     const int drops = scene->drops();
     double worst = 0;
@@ -136,7 +136,7 @@ void print_row(const char* what, const TickTimeSummary& t, double goal) {
               t.count > 0 && t.p99 <= goal ? "MET" : "NOT MET");
 }
 
-void print_scene(const char* what, const MatchScene& scene) {
+void print_scene(const char* what, const MatchSetup& scene) {
   const SceneCounts& c = scene.counts();
   const SimulationCounters& k = scene.simulation().counters();
   std::printf(

@@ -31,11 +31,11 @@
 #include "bench/query_sets.hpp"
 #include "collision/bsp_build.hpp"
 #include "collision/bsp_tree.hpp"
-#include "world/level.hpp"
-#include "world/level_mesh.hpp"
-#include "world/map_import.hpp"
-#include "world/procedural_level.hpp"
-#include "world/q3_bsp_import.hpp"
+#include "world/level/level.hpp"
+#include "world/level/level_mesh.hpp"
+#include "world/level/map_import.hpp"
+#include "world/level/procedural_level.hpp"
+#include "world/level/q3_bsp_import.hpp"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "bench/query_sets.hpp"
-#include "world/level_mesh.hpp"
+#include "world/level/level_mesh.hpp"
 
 namespace shiftcast::bench {
 

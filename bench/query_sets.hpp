@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "collision/bsp_tree.hpp"
-#include "world/query_csv.hpp"
+#include "world/level/query_csv.hpp"
 
 namespace shiftcast::bench {
 
@@ -23,7 +23,7 @@ inline constexpr std::uint32_t kBenchLevelSeed = 1;
 inline constexpr std::int32_t kBenchLevelBrushes = 1200;
 inline constexpr std::uint32_t kBenchQuerySeed = 20240601;
 
-// The query kinds are shiftcast-level's (world/query_csv.hpp): ray, sphere, cylinder.
+// The query kinds are shiftcast-level's (world/level/query_csv.hpp): ray, sphere, cylinder.
 enum class MotionLength : std::uint8_t { kShort, kMedium, kLong };  // (0, 16], [16, 256], [2048, 4096] units
 inline constexpr int kMotionLengths = 3;
 

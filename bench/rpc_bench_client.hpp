@@ -23,7 +23,7 @@
 
 #include "collision/vec3.hpp"
 #include "protocol/rpc_frame.hpp"
-#include "world/world_query.hpp"
+#include "world/match/world_query.hpp"
 
 namespace shiftcast::bench {
 

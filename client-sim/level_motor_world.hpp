@@ -1,5 +1,5 @@
 // LevelMotorWorld: the character motor's world over the level's BSP alone, shared read-only by a thread's
-// clients. Its sweeps are the server's own level step (world/entity_sweep.hpp sweep_level, the one
+// clients. Its sweeps are the server's own level step (world/match/entity_sweep.hpp sweep_level, the one
 // SimulationState::sweep_among runs for a player), so they answer exactly what the server's player sweeps
 // answer when no entity is near. A client's prediction adds the other players on top of it
 // (client-sim/prediction_world).
@@ -11,7 +11,7 @@
 
 #include "collision/bsp_tree.hpp"
 #include "collision/shape.hpp"
-#include "world/character_motor.hpp"
+#include "world/match/character_motor.hpp"
 
 namespace shiftcast {
 

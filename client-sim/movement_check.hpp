@@ -30,7 +30,7 @@
 
 #include "client-sim/prediction_world.hpp"
 #include "protocol/wire_constants.hpp"
-#include "world/character_motor.hpp"
+#include "world/match/character_motor.hpp"
 
 namespace shiftcast {
 

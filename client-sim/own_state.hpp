@@ -7,8 +7,8 @@
 #pragma once
 
 #include "collision/vec3.hpp"
-#include "shiftcast_generated.h"
-#include "world/character_motor.hpp"
+#include "protocol/shiftcast_generated.h"
+#include "world/match/character_motor.hpp"
 
 namespace shiftcast {
 

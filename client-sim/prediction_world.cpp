@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "collision/narrow_phase.hpp"
-#include "world/entity_sweep.hpp"
-#include "world/simulation.hpp"
+#include "world/match/entity_sweep.hpp"
+#include "world/match/simulation.hpp"
 
 namespace shiftcast {
 

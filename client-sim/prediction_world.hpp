@@ -1,6 +1,6 @@
 // PredictionWorld: the character motor's world as a real game client predicts it: the level and the other
 // players at their poses in the newest snapshot (dequantized). Each sweep is answered by the server's own
-// steps (world/entity_sweep.hpp): the level by sweep_level, bit for bit what the server's player sweep
+// steps (world/match/entity_sweep.hpp): the level by sweep_level, bit for bit what the server's player sweep
 // computes, and each other player by sweep_entity_step, the per-entity step of the server's tick. So a
 // player that walks into a standing player is stopped by the client exactly where the server stops it.
 // Moving players are extrapolated to the tick the predicted command will run at on the server (their
@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "client-sim/level_motor_world.hpp"
-#include "world/character_motor.hpp"
-#include "world/entity.hpp"
+#include "world/match/character_motor.hpp"
+#include "world/match/entity.hpp"
 
 namespace shiftcast {
 

@@ -36,8 +36,8 @@
 #include "client-sim/sim_options.hpp"
 #include "client-sim/sim_stats.hpp"
 #include "protocol/client_session.hpp"
-#include "world/bot_driver.hpp"
-#include "world/navmesh.hpp"
+#include "world/level/navmesh.hpp"
+#include "world/match/bot_driver.hpp"
 
 namespace shiftcast {
 

@@ -41,7 +41,7 @@ struct SimBudgets {
   std::uint64_t event_order_violations = 0;  // reliable events delivered out of order or twice
 };
 
-// How bots play (world/bot_driver.hpp BotConfig gets the rates) and how often they shoot over the RPC.
+// How bots play (world/match/bot_driver.hpp BotConfig gets the rates) and how often they shoot over the RPC.
 struct SimBehaviour {
   float jump_per_second = 0.2f;
   float strafe_per_second = 0.5f;

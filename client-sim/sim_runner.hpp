@@ -21,8 +21,8 @@
 #include "client-sim/churn_counters.hpp"
 #include "client-sim/sim_options.hpp"
 #include "client-sim/sim_stats.hpp"
-#include "world/compiled_level.hpp"
-#include "world/navmesh.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/level/navmesh.hpp"
 
 namespace shiftcast {
 

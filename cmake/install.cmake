@@ -6,8 +6,8 @@
 #   target_link_libraries(game PRIVATE shiftcast::collision shiftcast::protocol)
 #
 # Headers keep their in-tree spelling ("collision/vec3.hpp", "protocol/packet.hpp"); the header flatc
-# generates from protocol/shiftcast.fbs is installed beside them as "protocol/shiftcast_generated.h", where
-# the protocol headers' own `#include "shiftcast_generated.h"` finds it (same directory). The PackageConsumer
+# generates from protocol/shiftcast.fbs is installed beside them as "protocol/shiftcast_generated.h", the
+# spelling the protocol headers include it by (in the build it lives under build/generated/protocol/). The PackageConsumer
 # test (tests/package/) installs into the build tree, builds a consumer against it and runs it.
 
 include(GNUInstallDirs)
@@ -31,7 +31,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/collision/ DESTINATION ${CMAKE_INSTALL_I
         FILES_MATCHING PATTERN "*.hpp")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/protocol/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/protocol
         FILES_MATCHING PATTERN "*.hpp")
-install(FILES $<TARGET_PROPERTY:shiftcast_protocol,BINARY_DIR>/shiftcast_generated.h
+install(FILES ${PROJECT_BINARY_DIR}/generated/protocol/protocol/shiftcast_generated.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/protocol)
 
 set(SHIFTCAST_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/shiftcast)

@@ -1,11 +1,11 @@
-// Box and hull chords (collision/brush_chord.hpp): a Cyrus-Beck clip of the line by every plane that can
-// be a face of K = P ⊕ (−shape). A plane that is not a face of K still bounds it (its offset is the sum of
-// the two supports), so including extra planes never changes the answer; leaving out a face would.
+// Box and hull chords (collision/brush_chord_internal.hpp): a Cyrus-Beck clip of the line by every plane that
+// can be a face of K = P ⊕ (−shape). A plane that is not a face of K still bounds it (its offset is the sum
+// of the two supports), so including extra planes never changes the answer; leaving out a face would.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "collision/brush_chord.hpp"
+#include "collision/brush_chord_internal.hpp"
 
 namespace shiftcast {
 namespace {

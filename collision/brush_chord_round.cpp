@@ -1,10 +1,10 @@
-// Sphere and upright-cylinder chords (collision/brush_chord.hpp): the first and last crossing of the
+// Sphere and upright-cylinder chords (collision/brush_chord_internal.hpp): the first and last crossing of the
 // line with the pieces that cover the boundary of the configuration obstacle K.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "collision/brush_chord.hpp"
+#include "collision/brush_chord_internal.hpp"
 
 namespace shiftcast {
 namespace {

@@ -3,7 +3,7 @@
 // read-only by every query.
 //
 // The BSP's shifted planes only say where a shape *may* touch a brush; the exact tests in
-// collision/brush_chord.hpp decide, per brush, where the shape's motion really enters it, from this
+// collision/brush_chord_internal.hpp decide, per brush, where the shape's motion really enters it, from this
 // structure. It is derived from the brushes' own float planes (normalised, in double), so a level file
 // needs to store nothing new.
 //

@@ -11,17 +11,17 @@
 //
 // The shifted planes are only a filter for shapes: near convex edges they meet beyond the true rounded
 // offset surface, so a leaf's shifted region is larger than where the shape really touches its cell. Every
-// solid leaf the motion reaches therefore asks the exact question of its brush (collision/brush_chord.hpp),
-// once per brush per query; only exact contacts lower the best impact, and every waiting share that starts
-// after it is cut away, so the walk stops as soon as the best exact contact is earlier than the next
-// leaf's shifted entry. A cell lies inside its leaf's brush, so the earliest exact contact over the brushes
-// of the reached leaves is the earliest contact with the level.
+// solid leaf the motion reaches therefore asks the exact question of its brush
+// (collision/brush_chord_internal.hpp), once per brush per query; only exact contacts lower the best impact,
+// and every waiting share that starts after it is cut away, so the walk stops as soon as the best exact
+// contact is earlier than the next leaf's shifted entry. A cell lies inside its leaf's brush, so the earliest
+// exact contact over the brushes of the reached leaves is the earliest contact with the level.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
-#include "collision/brush_chord.hpp"
+#include "collision/brush_chord_internal.hpp"
 #include "collision/bsp_tree.hpp"
 #include "collision/narrow_phase.hpp"
 
@@ -30,7 +30,8 @@ namespace {
 
 // Per-shape offset functors: the traversal is instantiated once per shape kind so the offset of each
 // node plane inlines to a few multiplies. kClipsBevels: a point needs no bevels (each supports its cell).
-// chord(): the exact chord of the shape, eroded by `erosion`, with one brush (collision/brush_chord.hpp).
+// chord(): the exact chord of the shape, eroded by `erosion`, with one brush
+// (collision/brush_chord_internal.hpp).
 struct PointOffsets {
   static constexpr bool kClipsBevels = false;
   ShiftOffsets operator()(Vec3d) const { return {0.0, 0.0}; }
@@ -144,7 +145,7 @@ Impact impact_from_entry(double t, Entry entry, std::int32_t brush) {
   return {t, entry.front ? -n : n, brush, false};
 }
 
-// The exact answer of one brush for one query (collision/brush_chord.hpp), remembered for the few
+// The exact answer of one brush for one query (collision/brush_chord_internal.hpp), remembered for the few
 // brushes the query met last: a brush split into many cells is asked once, not once per cell.
 template <class Offsets>
 class ExactTester {

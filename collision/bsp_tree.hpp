@@ -12,7 +12,8 @@
 // Results follow the contract in collision/trace_result.hpp. Accuracy: point queries and raycasts are
 // exact against the stored float planes (evaluated in double). Shape queries are exact against the
 // brushes: the shifted planes (with bevels) only choose which brushes to ask, and each is asked in closed
-// form (collision/brush_chord.hpp), so there is no early stop near edges and no false start in solid.
+// form (collision/brush_chord_internal.hpp), so there is no early stop near edges and no false start in
+// solid.
 #pragma once
 
 #include <cstdint>
@@ -82,6 +83,8 @@ enum class BspLoadError : std::uint8_t {
   kBadPlane,  // non-finite or non-unit normal, in a node or a bevel
   kTooDeep,   // a path longer than kMaxTreeDepth
 };
+// What check() found, for messages: "bad child (out of range or not after its parent)".
+const char* to_string(BspLoadError error);
 
 class BspTree {
  public:

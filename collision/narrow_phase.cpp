@@ -1,5 +1,5 @@
-// Closed forms for round pairs and for cylinder–box (collision/prism_pair.hpp), GJK (collision/gjk.hpp)
-// for everything else.
+// Closed forms for round pairs and for cylinder–box (collision/prism_pair.hpp), GJK
+// (collision/gjk_internal.hpp) for everything else.
 //
 // Every closed form reports its witnesses so that point_b − point_a = distance · normal, apart or
 // overlapping, and compares with a strict < 0 for overlap: touching at exactly distance 0 is contact,
@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "collision/gjk.hpp"
+#include "collision/gjk_internal.hpp"
 #include "collision/prism_pair.hpp"
 
 namespace shiftcast {

@@ -1,5 +1,5 @@
 // Narrow phase: the exact answer for two convex shapes at given poses, used as the hard case of the
-// filter cascade (world/filters.hpp) and inside every time-of-impact search.
+// filter cascade (world/match/filters.hpp) and inside every time-of-impact search.
 //
 //   ShapeDistance d = shape_distance(Shape::cylinder(15, 56), pa, Shape::box({16, 16, 16}), pb);
 //   if (d.status != QueryStatus::kOk) ...       // NaN pose or invalid shape: refused, nothing else set
@@ -14,7 +14,7 @@
 // distance is exact to kGjkTolerance, and an overlap is reported when the Minkowski difference contains
 // the origin, with `distance` then -depth: never less deep than the truth (moving b by -distance along
 // `normal` always leaves the pair at most touching), exact for two boxes and for a point or sphere centre
-// inside a box, and otherwise within kGjkTolerance whenever the bounded EPA in collision/gjk.hpp
+// inside a box, and otherwise within kGjkTolerance whenever the bounded EPA in collision/gjk_internal.hpp
 // converges (it does for polytopes; curved pairs may stop at its iteration cap). The sign is what the
 // world relies on.
 //

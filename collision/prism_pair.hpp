@@ -52,8 +52,8 @@ ShapeDistance cylinder_box_distance(const PosedCylinder& a, const PosedBox& b);
 
 // The analytic time of impact of a cylinder–box pair (either order) whose sets do not turn: the box's
 // yaw is constant and the cylinder's is constant or irrelevant (yaw_symmetric). Same contract as
-// round_time_of_impact (collision/round_toi.hpp): inputs already valid, method kAnalytic, steps = Newton
-// iterations. (collision/round_toi.cpp)
+// round_time_of_impact (collision/round_toi_internal.hpp): inputs already valid, method kAnalytic, steps =
+// Newton iterations. (collision/round_toi.cpp)
 Toi cylinder_box_time_of_impact(const Shape& a, const Motion& motion_a, const Shape& b,
                                 const Motion& motion_b, const ToiOptions& options);
 

@@ -1,4 +1,4 @@
-#include "collision/round_toi.hpp"
+#include "collision/round_toi_internal.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -13,7 +13,7 @@
 #include <cmath>
 
 #include "collision/prism_pair.hpp"
-#include "collision/round_toi.hpp"
+#include "collision/round_toi_internal.hpp"
 
 namespace shiftcast {
 namespace {
@@ -88,7 +88,7 @@ Vec3d point_velocity(const Mover& m, double t, Vec3d x) {
   return m.linear + Vec3d{-r.y, r.x, 0} * m.turn;
 }
 
-// The resting rule (round_toi.hpp) at time t for a pair within tolerance of the target.
+// The resting rule (round_toi_internal.hpp) at time t for a pair within tolerance of the target.
 bool approaching(const Mover& a, const Mover& b, const ShapeDistance& d, double t, double target) {
   const Vec3d relative = point_velocity(b, t, d.point_b) - point_velocity(a, t, d.point_a);
   return toi_approaching(a.shape, pose_at(a, t), b.shape, pose_at(b, t), d.normal, d.distance, target,

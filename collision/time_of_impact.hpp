@@ -1,6 +1,6 @@
 // Time of impact: when, within a tick, two moving shapes first come within a target separation. This is
-// what stops tunneling once a speedbox (world/grid.hpp) has said two movers *might* meet: the speedbox is
-// only a filter, the contact time comes from here, so nothing bounces off the empty corners of a box.
+// what stops tunneling once a speedbox (world/match/grid.hpp) has said two movers *might* meet: the speedbox
+// is only a filter, the contact time comes from here, so nothing bounces off the empty corners of a box.
 //
 //   Motion ma{start_a, end_a}, mb{start_b, end_b};       // linear in position and yaw over t in [0, 1]
 //   Toi toi = time_of_impact(shape_a, ma, shape_b, mb, {});
@@ -13,9 +13,9 @@
 //     z), sphere–cylinder a rounded cylinder (quadratic side, linear caps, and the rim torus by
 //     safeguarded Newton on its closed-form distance). t is exact up to double rounding, then made
 //     earlier by the float rounding of the poses a caller builds from it (~1e-3 units at 4096), so those
-//     poses are never closer than the target (collision/round_toi.hpp). A cylinder or sphere against a box
-//     (a player or a projectile against a crate) is analytic too: Newton on the exact prism distance, convex
-//     in t, from t = 0, so no step passes the contact (collision/prism_pair.hpp).
+//     poses are never closer than the target (collision/round_toi_internal.hpp). A cylinder or sphere against
+//     a box (a player or a projectile against a crate) is analytic too: Newton on the exact prism distance,
+//     convex in t, from t = 0, so no step passes the contact (collision/prism_pair.hpp).
 //   - translation only, any convex pair: conservative advancement on shape_distance. For two translating
 //     convex shapes the distance is a convex function of t, so each step t += (d − target) / closing
 //     speed never overshoots, and a non-positive closing speed proves they never meet. Stops when the
@@ -82,9 +82,9 @@ struct Toi {
 
 // Two shapes already within the target and not approaching (closing speed <= 0 along the normal) are not
 // a hit: resting contact must not stop a motion that separates them, or slides along the contact. The
-// exact rule (round_toi.hpp) allows for the narrow phase's normal error: a motion within a milliradian of
-// the contact plane rests when the shapes provably come no more than kToiRestingDepth (1e-4 units)
-// closer during the tick. The searches apply the same rule to a pair that starts less than
+// exact rule (round_toi_internal.hpp) allows for the narrow phase's normal error: a motion within a
+// milliradian of the contact plane rests when the shapes provably come no more than kToiRestingDepth (1e-4
+// units) closer during the tick. The searches apply the same rule to a pair that starts less than
 // distance_tolerance above the target, where they cannot resolve anything; for a turning pair it is
 // judged from the witnesses' velocities at t = 0 only. Its distance is not convex, so a turning pair
 // that starts resting and closes later in the same tick is not reported: searching a whole tick of

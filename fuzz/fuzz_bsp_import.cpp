@@ -1,11 +1,11 @@
-// Target: the Quake III .bsp importer (IBSP 46) over any bytes. Promise (world/q3_bsp_import.hpp): every
-// range, count and index is checked, failures are LevelErrors, nothing throws or reads out of bounds, and
-// every world brush is accounted for exactly once.
+// Target: the Quake III .bsp importer (IBSP 46) over any bytes. Promise (world/level/q3_bsp_import.hpp):
+// every range, count and index is checked, failures are LevelErrors, nothing throws or reads out of bounds,
+// and every world brush is accounted for exactly once.
 #include <cstddef>
 #include <cstdint>
 
 #include "fuzz/level_checks.hpp"
-#include "world/q3_bsp_import.hpp"
+#include "world/level/q3_bsp_import.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace shiftcast;

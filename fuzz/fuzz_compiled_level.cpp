@@ -1,4 +1,4 @@
-// Target: the compiled-level loader (world/compiled_level.hpp): identifier, version, the FlatBuffers
+// Target: the compiled-level loader (world/level/compiled_level.hpp): identifier, version, the FlatBuffers
 // verifier, the checksum, the brush ranges and BspTree::check, then the navmesh data it carries through
 // NavMesh::from_data and Detour's queries. Most inputs are resealed first (the checksum recomputed, as a
 // hostile but careful author would), so mutations reach the checks behind the checksum.
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "fuzz/fuzz_support.hpp"
-#include "world/compiled_level.hpp"
-#include "world/navmesh.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/level/navmesh.hpp"
 
 namespace shiftcast::fuzz {
 namespace {

@@ -1,12 +1,12 @@
 // Target: the .map importer (Quake, Quake III, Valve 220 and brush-primitive faces) over any text.
-// Promise (world/map_import.hpp): malformed text never throws, every error names a line, and every
+// Promise (world/level/map_import.hpp): malformed text never throws, every error names a line, and every
 // parsed brush is accounted for: source_brushes = kept + nonsolid + entity brushes + brushDef3.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "fuzz/level_checks.hpp"
-#include "world/map_import.hpp"
+#include "world/level/map_import.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace shiftcast;

@@ -1,7 +1,7 @@
-// Target: the match-recording reader (world/match_recording.hpp, docs/replay.md): magic, version, record
-// framing, checksums and every field of header, tick and query records.
-// Promise: a RecordingError with a message, or a recording that the writer encodes back to exactly the
-// bytes read (every record read whole, in order: the reader neither drops nor invents a field).
+// Target: the match-recording reader (world/match/match_recording.hpp, docs/replay.md): magic, version,
+// record framing, checksums and every field of header, tick and query records. Promise: a RecordingError with
+// a message, or a recording that the writer encodes back to exactly the bytes read (every record read whole,
+// in order: the reader neither drops nor invents a field).
 //
 // Input: a recording file, as is.
 #include <cstddef>
@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <span>
 
-#include "world/match_recording.hpp"
+#include "world/match/match_recording.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace shiftcast;

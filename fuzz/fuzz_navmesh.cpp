@@ -1,6 +1,6 @@
 // Target: NavMesh::from_data over any bytes (the Detour tile image a compiled level carries, which Detour
-// itself trusts completely), then queries on what loads. Promise (world/navmesh.hpp): corrupt data gives
-// an error, never a crash; a mesh that loads answers nearest-point, path and random-point queries.
+// itself trusts completely), then queries on what loads. Promise (world/level/navmesh.hpp): corrupt data
+// gives an error, never a crash; a mesh that loads answers nearest-point, path and random-point queries.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_support.hpp"
-#include "world/navmesh.hpp"
+#include "world/level/navmesh.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace shiftcast;

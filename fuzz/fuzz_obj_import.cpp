@@ -1,11 +1,12 @@
-// Target: the Wavefront .obj importer over any text, with either up axis. Promise (world/obj_import.hpp):
-// errors name a line, nothing throws, every kept triangle is one thin brush of five finite planes.
+// Target: the Wavefront .obj importer over any text, with either up axis. Promise
+// (world/level/obj_import.hpp): errors name a line, nothing throws, every kept triangle is one thin brush of
+// five finite planes.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "fuzz/level_checks.hpp"
-#include "world/obj_import.hpp"
+#include "world/level/obj_import.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace shiftcast;

@@ -1,11 +1,11 @@
-// What every importer promises about a Level it returns (world/level.hpp), checked by the importer
+// What every importer promises about a Level it returns (world/level/level.hpp), checked by the importer
 // targets: parallel arrays agree, every plane is finite with a unit normal, every brush has planes.
 #pragma once
 
 #include <cmath>
 
 #include "fuzz/fuzz_support.hpp"
-#include "world/level.hpp"
+#include "world/level/level.hpp"
 
 namespace shiftcast::fuzz {
 

@@ -20,8 +20,8 @@
 #include "protocol/handshake.hpp"
 #include "protocol/packet.hpp"
 #include "protocol/rpc_frame.hpp"
-#include "world/compiled_level.hpp"
-#include "world/map_import.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/level/map_import.hpp"
 
 namespace shiftcast::fuzz {
 namespace {

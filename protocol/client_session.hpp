@@ -28,9 +28,9 @@
 #include "protocol/player_input.hpp"
 #include "protocol/reliable_events.hpp"
 #include "protocol/sequence_window.hpp"
+#include "protocol/shiftcast_generated.h"
 #include "protocol/snapshot_delta.hpp"
 #include "protocol/wire_constants.hpp"
-#include "shiftcast_generated.h"
 
 namespace shiftcast {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "protocol/crypto.hpp"
-#include "shiftcast_generated.h"
+#include "protocol/shiftcast_generated.h"
 
 namespace shiftcast {
 

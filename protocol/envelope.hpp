@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <span>
 
-#include "shiftcast_generated.h"
+#include "protocol/shiftcast_generated.h"
 
 namespace shiftcast {
 

@@ -1,5 +1,5 @@
 // PlayerInput: what a player pressed for one tick (one "usercmd"), as the wire carries it in
-// wire::InputCommand and as the simulation applies it (world/player_input.hpp adds the validity rule).
+// wire::InputCommand and as the simulation applies it (world/match/player_input.hpp adds the validity rule).
 // It lives in protocol/ so that clients, which build on protocol/ alone, send the simulation's own type.
 #pragma once
 

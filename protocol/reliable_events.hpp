@@ -20,7 +20,7 @@
 #include <span>
 #include <vector>
 
-#include "shiftcast_generated.h"
+#include "protocol/shiftcast_generated.h"
 
 namespace shiftcast {
 

@@ -11,8 +11,8 @@
 #include <span>
 #include <vector>
 
+#include "protocol/shiftcast_generated.h"
 #include "protocol/wire_constants.hpp"
-#include "shiftcast_generated.h"
 
 namespace shiftcast {
 

@@ -28,11 +28,11 @@
 #include "protocol/crypto.hpp"
 #include "protocol/reliable_events.hpp"
 #include "protocol/sequence_window.hpp"
+#include "protocol/shiftcast_generated.h"
 #include "protocol/snapshot_delta.hpp"
 #include "server/contact_feed.hpp"
-#include "shiftcast_generated.h"
-#include "world/entity.hpp"
-#include "world/player_input.hpp"
+#include "world/match/entity.hpp"
+#include "world/match/player_input.hpp"
 
 namespace shiftcast {
 

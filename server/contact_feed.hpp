@@ -21,9 +21,9 @@
 #include <optional>
 #include <vector>
 
-#include "shiftcast_generated.h"
-#include "world/contact.hpp"
-#include "world/entity.hpp"
+#include "protocol/shiftcast_generated.h"
+#include "world/match/contact.hpp"
+#include "world/match/entity.hpp"
 
 namespace shiftcast {
 

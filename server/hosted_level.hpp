@@ -10,8 +10,8 @@
 #include <string>
 
 #include "server/server_config.hpp"
-#include "world/compiled_level.hpp"
-#include "world/navmesh.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/level/navmesh.hpp"
 
 namespace shiftcast {
 

@@ -8,7 +8,7 @@
 #include "protocol/snapshot_delta.hpp"
 #include "server/own_state_wire.hpp"
 #include "server/udp_endpoint.hpp"
-#include "world/level.hpp"
+#include "world/level/level.hpp"
 
 namespace shiftcast {
 
@@ -34,7 +34,7 @@ std::shared_ptr<Match> Match::create(const MatchSettings& settings, asio::io_con
                                      UdpEndpoint& endpoint, const MatchServices& services,
                                      std::string* error) {
   std::shared_ptr<Match> match(new Match(settings, worker, endpoint, services));
-  MatchSceneResult made = make_hosted_match_scene(
+  MatchSetupResult made = make_hosted_match_setup(
       settings.level->compiled.tree, settings.level->compiled.level, settings.level->navmesh.get(),
       {settings.tick_rate, settings.props, settings.seed});
   if (!made.ok()) {

@@ -2,7 +2,7 @@
 // (each deadline is the previous one plus the period, never "now plus the period"), catching up by whole
 // ticks when the worker was late; a tick applies the players' inputs, steps the simulation, hands the
 // contacts to their players (reliable events) and to RPC subscribers (ContactFeed), and every
-// snapshot period sends each client a delta snapshot. The simulation publishes the tick's WorldSnapshot
+// snapshot period sends each client a delta snapshot. The simulation publishes the tick's WorldView
 // to its TickHistory, which RPC threads read without ever waiting for this worker.
 //
 //   auto m = Match::create(settings, worker_context, endpoint, services);   // any thread
@@ -32,7 +32,7 @@
 #include "server/match_recorder.hpp"
 #include "server/metrics.hpp"
 #include "server/rejections.hpp"
-#include "world/match_scene.hpp"
+#include "world/match/match_setup.hpp"
 
 namespace shiftcast {
 
@@ -140,7 +140,7 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   boost::asio::io_context& worker_;
   UdpEndpoint& endpoint_;
   MatchServices services_;
-  std::unique_ptr<MatchScene> scene_;
+  std::unique_ptr<MatchSetup> scene_;
   boost::asio::steady_timer timer_;
   Clock::time_point start_time_;
   Clock::time_point deadline_;

@@ -1,7 +1,7 @@
 // MatchDirectory: the matches a server hosts, as the RPC layer and the UDP endpoint see them. Any
 // thread may look a match up; the handle it gets keeps the match's published data (level, history,
 // contact feed) alive while a query runs, even if the match ends meanwhile. Nothing here ever waits for
-// a match's worker: queries read the views the match published (world/tick_history.hpp).
+// a match's worker: queries read the views the match published (world/match/tick_history.hpp).
 //
 //   std::shared_ptr<MatchHandle> m = directory.find(match_id);
 //   if (!m) return error(wire::ErrorCode::UnknownMatch);
@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "collision/bsp_tree.hpp"
+#include "protocol/shiftcast_generated.h"
 #include "server/contact_feed.hpp"
-#include "shiftcast_generated.h"
-#include "world/match_recording.hpp"
-#include "world/tick_history.hpp"
+#include "world/match/match_recording.hpp"
+#include "world/match/tick_history.hpp"
 
 namespace shiftcast {
 

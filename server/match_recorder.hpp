@@ -1,5 +1,5 @@
-// MatchRecorder: the server's side of a match recording (world/match_recording.hpp, docs/replay.md). The
-// match's worker reports what changed the world (joins as spawned, leaves, each player's commands) and
+// MatchRecorder: the server's side of a match recording (world/match/match_recording.hpp, docs/replay.md).
+// The match's worker reports what changed the world (joins as spawned, leaves, each player's commands) and
 // ends every tick with the state hash; RPC threads hand over the queries they answered through a small
 // locked queue, drained into the file by the worker at the end of the next tick. Records are encoded in
 // memory and written in blocks of kRecordingFlushBytes, so a tick costs a memcpy, not a disk write; the
@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "world/match_recording.hpp"
-#include "world/simulation.hpp"
+#include "world/match/match_recording.hpp"
+#include "world/match/simulation.hpp"
 
 namespace shiftcast {
 

@@ -24,7 +24,7 @@ struct MatchWorker {
   UdpEndpoint* endpoint = nullptr;
 };
 
-// Props a CreateMatch may ask for: each is placed at a random walkable point (world/match_scene.hpp).
+// Props a CreateMatch may ask for: each is placed at a random walkable point (world/match/match_setup.hpp).
 inline constexpr int kMaxPropsPerMatch = 512;
 // The tick rates a match may run at (DESIGN.md: 20-128 Hz).
 inline constexpr int kMinTickRate = 20;

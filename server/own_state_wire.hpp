@@ -11,9 +11,9 @@
 #include <optional>
 
 #include "collision/vec3.hpp"
-#include "shiftcast_generated.h"
-#include "world/character_motor.hpp"
-#include "world/simulation.hpp"
+#include "protocol/shiftcast_generated.h"
+#include "world/match/character_motor.hpp"
+#include "world/match/simulation.hpp"
 
 namespace shiftcast {
 

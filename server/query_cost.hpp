@@ -24,7 +24,7 @@
 
 #include <cstddef>
 
-#include "shiftcast_generated.h"
+#include "protocol/shiftcast_generated.h"
 
 namespace shiftcast {
 

@@ -211,8 +211,8 @@ ResolvedAsOf resolve_as_of(const MatchHandle& match, const wire::AsOf* as_of) {
   const wire::AsOfKind kind = as_of == nullptr ? wire::AsOfKind::Now : as_of->kind();
   switch (kind) {
     case wire::AsOfKind::Now: {
-      // The newest snapshot itself, not at(its tick): no window to race with a publish in between.
-      std::shared_ptr<const WorldSnapshot> latest = match.history().latest();
+      // The newest view itself, not at(its tick): no window to race with a publish in between.
+      std::shared_ptr<const WorldView> latest = match.history().latest();
       if (latest == nullptr) return r;  // nothing published yet: RewindView's default says kEmpty
       r.view.tick_used = double(latest->tick);
       r.view.alpha = 0;

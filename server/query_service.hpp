@@ -1,6 +1,6 @@
 // QueryService: the RPC's raycasts, sweeps, overlaps and batches as pure functions over a match's
-// published history (world/tick_history.hpp). No I/O and no locks: any thread may answer queries about any
-// match at once, each with its own QueryScratch, and nothing here ever waits for a match's worker.
+// published history (world/match/tick_history.hpp). No I/O and no locks: any thread may answer queries about
+// any match at once, each with its own QueryScratch, and nothing here ever waits for a match's worker.
 //
 //   QueryScratch scratch;                                       // one per connection (reused buffers)
 //   flatbuffers::FlatBufferBuilder fbb;
@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "protocol/shiftcast_generated.h"
 #include "server/match_directory.hpp"
 #include "server/query_cost.hpp"
-#include "shiftcast_generated.h"
-#include "world/tick_history.hpp"
-#include "world/world_query.hpp"
+#include "world/match/tick_history.hpp"
+#include "world/match/world_query.hpp"
 
 namespace shiftcast {
 
@@ -39,14 +39,14 @@ inline constexpr float kMinQueryDirectionLength = 1e-6f;
 inline constexpr float kMaxQueryShapeSize = 4096.0f;
 
 // Buffers a query needs, owned by the caller (one per connection) so queries never allocate in the
-// steady state and no thread-local state exists. Rewinds to whole ticks read the snapshot's entities in
+// steady state and no thread-local state exists. Rewinds to whole ticks read the view's entities in
 // place; interpolated ones are posed into `entities`, and kept for the next query at the same time (a
-// batch of rewound queries poses the world once). Holding the snapshots keeps their addresses from being
+// batch of rewound queries poses the world once). Holding the views keeps their addresses from being
 // reused by newer ones, so the cache can never be mistaken.
 struct QueryScratch {
   std::vector<Entity> entities;
-  std::shared_ptr<const WorldSnapshot> posed_before;
-  std::shared_ptr<const WorldSnapshot> posed_after;
+  std::shared_ptr<const WorldView> posed_before;
+  std::shared_ptr<const WorldView> posed_after;
   double posed_alpha = -1;
   std::vector<flatbuffers::Offset<wire::BatchResult>> batch_results;
 };
@@ -57,7 +57,7 @@ struct QueryError {
   bool ok() const { return code == wire::ErrorCode::Ok; }
 };
 
-// The snapshot(s) a query runs against, and what the reply's RewindInfo says about them.
+// The view(s) a query runs against, and what the reply's RewindInfo says about them.
 struct ResolvedAsOf {
   RewindView view;
   QueryError error;  // BadArgument: non-finite tick, unknown client, unknown AsOfKind

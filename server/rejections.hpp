@@ -13,8 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/shiftcast_generated.h"
 #include "server/metrics.hpp"
-#include "shiftcast_generated.h"
 
 namespace shiftcast {
 

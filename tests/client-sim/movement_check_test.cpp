@@ -13,9 +13,9 @@
 #include "collision/brush.hpp"
 #include "collision/bsp_build.hpp"
 #include "protocol/snapshot_delta.hpp"
-#include "world/bot_driver.hpp"
-#include "world/compiled_level.hpp"
-#include "world/simulation.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/match/bot_driver.hpp"
+#include "world/match/simulation.hpp"
 
 namespace shiftcast {
 namespace {

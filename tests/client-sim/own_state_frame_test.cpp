@@ -12,7 +12,7 @@
 #include "client-sim/own_state.hpp"
 #include "server/client_connection.hpp"
 #include "server/own_state_wire.hpp"
-#include "tests/server/channel_harness.hpp"
+#include "tests/support/channel_harness.hpp"
 
 namespace shiftcast {
 namespace {

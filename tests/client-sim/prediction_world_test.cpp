@@ -11,7 +11,7 @@
 #include "client-sim/prediction_world.hpp"
 #include "collision/brush.hpp"
 #include "collision/bsp_build.hpp"
-#include "world/simulation.hpp"
+#include "world/match/simulation.hpp"
 
 namespace shiftcast {
 namespace {

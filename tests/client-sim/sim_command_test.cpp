@@ -10,7 +10,7 @@
 #include <iterator>
 #include <string>
 
-#include "tests/server/server_fixture.hpp"
+#include "tests/support/server_fixture.hpp"
 
 namespace shiftcast {
 namespace {

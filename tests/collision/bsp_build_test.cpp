@@ -7,7 +7,7 @@
 #include <random>
 
 #include "collision/bsp_build.hpp"
-#include "world/procedural_level.hpp"
+#include "world/level/procedural_level.hpp"
 
 namespace shiftcast {
 namespace {

@@ -30,8 +30,8 @@
 #include "tests/support/brush_oracle.hpp"
 #include "tests/support/exactness_check.hpp"
 #include "tests/support/exactness_queries.hpp"
-#include "world/procedural_level.hpp"
-#include "world/q3_bsp_import.hpp"
+#include "world/level/procedural_level.hpp"
+#include "world/level/q3_bsp_import.hpp"
 
 namespace shiftcast {
 namespace {

@@ -19,7 +19,7 @@
 #include "collision/bsp_build.hpp"
 #include "tests/support/brush_oracle.hpp"
 #include "tests/support/exactness_check.hpp"
-#include "world/procedural_level.hpp"
+#include "world/level/procedural_level.hpp"
 
 namespace shiftcast {
 namespace {

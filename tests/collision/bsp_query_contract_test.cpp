@@ -13,7 +13,7 @@
 
 #include "collision/bsp_build.hpp"
 #include "tests/support/brush_oracle.hpp"
-#include "world/procedural_level.hpp"
+#include "world/level/procedural_level.hpp"
 
 namespace {
 // Allocation counter for this test binary only: every operator new in the process bumps it.

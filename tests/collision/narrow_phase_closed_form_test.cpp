@@ -10,7 +10,7 @@
 #include <numbers>
 #include <vector>
 
-#include "collision/gjk.hpp"
+#include "collision/gjk_internal.hpp"
 #include "tests/support/polytope_oracle.hpp"
 
 namespace shiftcast::narrow_phase_test {

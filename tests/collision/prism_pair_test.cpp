@@ -13,7 +13,7 @@
 #include <numbers>
 #include <random>
 
-#include "collision/gjk.hpp"
+#include "collision/gjk_internal.hpp"
 #include "collision/time_of_impact.hpp"
 
 namespace shiftcast {

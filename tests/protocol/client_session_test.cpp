@@ -8,7 +8,7 @@
 #include <cmath>
 #include <random>
 
-#include "tests/server/channel_harness.hpp"
+#include "tests/support/channel_harness.hpp"
 
 namespace shiftcast {
 namespace {

@@ -6,7 +6,7 @@
 #include <atomic>
 #include <thread>
 
-#include "tests/server/server_fixture.hpp"
+#include "tests/support/server_fixture.hpp"
 
 namespace shiftcast {
 namespace {

@@ -13,7 +13,7 @@
 #include <map>
 #include <random>
 
-#include "tests/server/channel_harness.hpp"
+#include "tests/support/channel_harness.hpp"
 
 namespace shiftcast {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tests/server/channel_harness.hpp"
+#include "tests/support/channel_harness.hpp"
 
 namespace shiftcast::channel_test {
 namespace {

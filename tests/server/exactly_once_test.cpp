@@ -8,7 +8,7 @@
 
 #include "collision/vec3.hpp"
 #include "protocol/snapshot_delta.hpp"
-#include "tests/server/server_fixture.hpp"
+#include "tests/support/server_fixture.hpp"
 
 namespace shiftcast {
 namespace {

@@ -29,7 +29,7 @@
 #include "server/http_server.hpp"
 #include "server/metrics.hpp"
 #include "server/server_config.hpp"
-#include "tests/server/server_fixture.hpp"
+#include "tests/support/server_fixture.hpp"
 
 namespace shiftcast {
 namespace {

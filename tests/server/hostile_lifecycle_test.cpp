@@ -20,7 +20,7 @@
 #include "server/hosted_level.hpp"
 #include "server/match_registry.hpp"
 #include "server/udp_endpoint.hpp"
-#include "tests/server/server_fixture.hpp"
+#include "tests/support/server_fixture.hpp"
 
 namespace shiftcast {
 namespace {

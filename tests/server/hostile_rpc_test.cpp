@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "protocol/rpc_frame.hpp"
-#include "tests/server/server_fixture.hpp"
+#include "tests/support/server_fixture.hpp"
 
 namespace shiftcast {
 namespace {

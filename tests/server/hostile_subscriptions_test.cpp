@@ -18,9 +18,9 @@
 #include "protocol/envelope.hpp"
 #include "server/contact_feed.hpp"
 #include "server/contact_subscription.hpp"
-#include "tests/server/server_fixture.hpp"
 #include "tests/support/query_requests.hpp"
 #include "tests/support/rpc_harness.hpp"
+#include "tests/support/server_fixture.hpp"
 
 namespace shiftcast {
 namespace {

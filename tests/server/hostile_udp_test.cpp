@@ -27,7 +27,7 @@
 #include "server/server_config.hpp"
 #include "server/source_limiter.hpp"
 #include "server/token_replay_cache.hpp"
-#include "tests/server/server_fixture.hpp"
+#include "tests/support/server_fixture.hpp"
 
 namespace shiftcast {
 namespace {

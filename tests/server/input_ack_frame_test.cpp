@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "server/client_connection.hpp"
-#include "tests/server/channel_harness.hpp"
+#include "tests/support/channel_harness.hpp"
 
 namespace shiftcast {
 namespace {

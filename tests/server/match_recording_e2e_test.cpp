@@ -9,10 +9,10 @@
 #include <iterator>
 
 #include "protocol/snapshot_delta.hpp"
-#include "tests/server/server_fixture.hpp"
-#include "world/compiled_level.hpp"
-#include "world/procedural_level.hpp"
-#include "world/replay_command.hpp"
+#include "tests/support/server_fixture.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/level/procedural_level.hpp"
+#include "world/tools/replay_command.hpp"
 
 namespace shiftcast {
 namespace {

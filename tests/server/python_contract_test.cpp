@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <sstream>
 
-#include "tests/server/server_fixture.hpp"
-#include "world/compiled_level.hpp"
-#include "world/world_query.hpp"
+#include "tests/support/server_fixture.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/match/world_query.hpp"
 
 namespace shiftcast {
 namespace {

@@ -10,7 +10,7 @@
 #include <random>
 
 #include "protocol/packet.hpp"
-#include "tests/server/server_fixture.hpp"
+#include "tests/support/server_fixture.hpp"
 
 namespace shiftcast {
 namespace {

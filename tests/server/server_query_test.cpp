@@ -7,10 +7,10 @@
 #include <random>
 
 #include "protocol/snapshot_delta.hpp"
-#include "tests/server/server_fixture.hpp"
-#include "world/character_motor.hpp"
-#include "world/compiled_level.hpp"
-#include "world/world_query.hpp"
+#include "tests/support/server_fixture.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/match/character_motor.hpp"
+#include "world/match/world_query.hpp"
 
 namespace shiftcast {
 namespace {

@@ -7,8 +7,8 @@
 
 #include "collision/vec3.hpp"
 #include "protocol/snapshot_delta.hpp"
-#include "tests/server/server_fixture.hpp"
-#include "world/character_motor.hpp"
+#include "tests/support/server_fixture.hpp"
+#include "world/match/character_motor.hpp"
 
 namespace shiftcast {
 namespace {

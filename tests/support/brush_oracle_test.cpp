@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "tests/support/oracle_test_brushes.hpp"
-#include "world/procedural_level.hpp"
+#include "world/level/procedural_level.hpp"
 
 namespace shiftcast {
 namespace {

@@ -14,7 +14,7 @@
 
 #include "collision/brush.hpp"
 #include "collision/bsp_build.hpp"
-#include "world/character_motor.hpp"
+#include "world/match/character_motor.hpp"
 
 namespace shiftcast::character_motor_test {
 

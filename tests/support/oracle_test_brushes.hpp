@@ -6,7 +6,7 @@
 #include <random>
 
 #include "collision/brush.hpp"
-#include "world/procedural_level.hpp"
+#include "world/level/procedural_level.hpp"
 
 namespace shiftcast::oracle_test {
 

@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "protocol/envelope.hpp"
+#include "protocol/shiftcast_generated.h"
 #include "protocol/wire_constants.hpp"
 #include "server/match_directory.hpp"
 #include "server/query_service.hpp"
-#include "shiftcast_generated.h"
 #include "tests/support/sim_match_directory.hpp"
-#include "world/world_query.hpp"
+#include "world/match/world_query.hpp"
 
 namespace shiftcast::query_test {
 

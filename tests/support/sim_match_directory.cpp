@@ -12,7 +12,7 @@ std::shared_ptr<SimMatch> SimMatch::create(std::uint32_t id, std::shared_ptr<con
                                            const CreateMatchSpec& spec, const SimMatchOptions& options,
                                            std::string* error) {
   std::shared_ptr<SimMatch> m(new SimMatch(id, level, options.tick_rate));
-  MatchSceneConfig config;
+  MatchSetupConfig config;
   config.players = spec.max_players;
   config.props = spec.props;
   config.projectiles = options.projectiles;
@@ -20,7 +20,7 @@ std::shared_ptr<SimMatch> SimMatch::create(std::uint32_t id, std::shared_ptr<con
   config.settle_seconds = options.settle_seconds;
   SimulationConfig sim_config;
   sim_config.tick_rate = options.tick_rate;
-  MatchSceneResult made = MatchScene::create(level->compiled.tree, level->compiled.level,
+  MatchSetupResult made = MatchSetup::create(level->compiled.tree, level->compiled.level,
                                              level->navmesh.get(), sim_config, config);
   if (!made.ok()) {
     if (error != nullptr) *error = made.error;

@@ -1,5 +1,5 @@
 // SimMatchDirectory: a MatchDirectory over real matches for the RPC tests: real levels (configs/levels),
-// real Simulations populated by MatchScene (navmesh bots, projectiles, props), real TickHistory. Nothing is
+// real Simulations populated by MatchSetup (navmesh bots, projectiles, props), real TickHistory. Nothing is
 // mocked; only the clock is the test's: the test thread steps each match itself (no worker thread, no
 // timer), and each step publishes the tick's contacts to the match's ContactFeed as the server's match
 // worker does. RPC threads meanwhile read the histories and feeds through the MatchHandle interface.
@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "server/match_directory.hpp"
-#include "world/compiled_level.hpp"
-#include "world/match_scene.hpp"
-#include "world/navmesh.hpp"
+#include "world/level/compiled_level.hpp"
+#include "world/level/navmesh.hpp"
+#include "world/match/match_setup.hpp"
 
 namespace shiftcast {
 
@@ -43,7 +43,7 @@ struct SimLevel {
 struct SimMatchOptions {
   int tick_rate = 64;
   int projectiles = 24;          // kept about this many in flight
-  float settle_seconds = 0.25f;  // MatchScene's settling ticks before the first published one counts
+  float settle_seconds = 0.25f;  // MatchSetup's settling ticks before the first published one counts
 };
 
 class SimMatch final : public MatchHandle {
@@ -56,7 +56,7 @@ class SimMatch final : public MatchHandle {
   // Test thread only: one tick (bots' inputs, the step), then the tick's contacts to the feed.
   void step();
   Simulation& simulation() { return scene_->simulation(); }
-  MatchScene& scene() { return *scene_; }
+  MatchSetup& scene() { return *scene_; }
   // The view tick a client's newest input carried (what ClientView rewinds resolve to). Any thread.
   void set_client_view_tick(std::uint64_t client_id, double tick);
   // Ends the match: subscribers get match_ended. Any thread.
@@ -81,7 +81,7 @@ class SimMatch final : public MatchHandle {
   std::shared_ptr<const SimLevel> level_;
   int tick_rate_;
   int max_players_ = 0;
-  std::unique_ptr<MatchScene> scene_;
+  std::unique_ptr<MatchSetup> scene_;
   ContactFeed feed_;
   std::atomic<bool> ended_{false};
   // Kinds of every entity seen, so a contact naming an entity removed in its tick (a projectile that hit)

@@ -22,7 +22,7 @@
 #include "collision/brush.hpp"
 #include "collision/bsp_build.hpp"
 #include "collision/time_of_impact.hpp"
-#include "world/world_query.hpp"
+#include "world/match/world_query.hpp"
 
 namespace shiftcast::world_query_test {
 

@@ -1,0 +1,2 @@
+// Forbidden: nothing includes server/, world/match least of all.
+#include "server/match.hpp"

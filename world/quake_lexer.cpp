@@ -1,9 +1,0 @@
-#include "world/quake_lexer.hpp"
-
-namespace shiftcast {
-
-bool is_quake_space(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
-}
-
-}  // namespace shiftcast

@@ -6,6 +6,7 @@
 //   build/bench/shiftcast_match_bench                              benchmarks, then the percentile table
 //   build/bench/shiftcast_match_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //   build/bench/shiftcast_match_bench --ticks=4000 --drops=20       longer percentile runs
+//   build/bench/shiftcast_match_bench --grid-cell=N                 grid cells of N units instead of derived
 //
 // After Google Benchmark's table (mean step time per match tick; mean over drops of each drop's worst
 // landing tick) it prints their medians, then per-tick samples: match p50/p99/max over --ticks ticks
@@ -54,9 +55,10 @@ struct Scenes {
   std::unique_ptr<MatchScene> landing;
 };
 
-std::unique_ptr<MatchScene> make_scene(const Scenes& s, SceneKind kind) {
+std::unique_ptr<MatchScene> make_scene(const Scenes& s, SceneKind kind, int grid_cell) {
   SimulationConfig sim;
   sim.tick_rate = kTickRate;
+  sim.grid_cell = float(grid_cell);
   MatchSceneConfig config;
   config.kind = kind;
   config.players = kPlayers;
@@ -127,14 +129,14 @@ class MedianReporter : public benchmark::ConsoleReporter {
 };
 
 // Takes `--NAME=N` out of argv (Google Benchmark rejects flags it does not know).
-int take_int_flag(int& argc, char** argv, std::string_view name, int fallback) {
+int take_int_flag(int& argc, char** argv, std::string_view name, int fallback, int minimum = 1) {
   const std::string flag = "--" + std::string(name) + "=";
   int value = fallback;
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg.starts_with(flag)) {
-      value = std::max(1, std::atoi(argv[i] + flag.size()));
+      value = std::max(minimum, std::atoi(argv[i] + flag.size()));
     } else {
       argv[kept++] = argv[i];
     }
@@ -153,10 +155,11 @@ void print_scene(const char* what, const MatchScene& scene) {
   const SimulationCounters& k = scene.simulation().counters();
   std::printf(
       "%s: %d players, props %d lifts %d platforms %d doors %d cradles %d crates (%d not placed), "
-      "%d projectiles alive; violations %llu, re-placements %llu\n",
+      "%d projectiles alive; violations %llu, re-placements %llu; grid cell %.0f, state hash %016llx\n",
       what, c.players, c.lifts, c.platforms, c.doors, c.cradles, c.crates, c.props_skipped,
       scene.projectiles_alive(), static_cast<unsigned long long>(k.invariant_violations),
-      static_cast<unsigned long long>(k.replacements));
+      static_cast<unsigned long long>(k.replacements), double(scene.simulation().grid().cell_size()),
+      static_cast<unsigned long long>(scene.simulation().state_hash()));
 }
 
 }  // namespace
@@ -165,6 +168,7 @@ int main(int argc, char** argv) {
   const int ticks = take_int_flag(argc, argv, "ticks", 2000);
   const int warmup = take_int_flag(argc, argv, "warmup", 256);
   const int drops = take_int_flag(argc, argv, "drops", 10);
+  const int grid_cell = take_int_flag(argc, argv, "grid-cell", 0, 0);  // 0: derived (the default)
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
 
@@ -194,8 +198,8 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  s.match = make_scene(s, SceneKind::kMatch);
-  s.landing = make_scene(s, SceneKind::kLanding);
+  s.match = make_scene(s, SceneKind::kMatch, grid_cell);
+  s.landing = make_scene(s, SceneKind::kLanding, grid_cell);
   if (!s.match || !s.landing) return 1;
   for (int i = 0; i < warmup; ++i)
     s.match->step();
@@ -214,8 +218,8 @@ int main(int argc, char** argv) {
   }
 
   // Per-tick samples, on fresh scenes so the figures do not depend on what the benchmarks ran before.
-  s.match = make_scene(s, SceneKind::kMatch);
-  s.landing = make_scene(s, SceneKind::kLanding);
+  s.match = make_scene(s, SceneKind::kMatch, grid_cell);
+  s.landing = make_scene(s, SceneKind::kLanding, grid_cell);
   if (!s.match || !s.landing) return 1;
   for (int i = 0; i < warmup; ++i)
     s.match->step();

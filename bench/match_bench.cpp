@@ -227,11 +227,13 @@ int main(int argc, char** argv) {
   std::vector<double> match_cpu_ms;
   match_ms.reserve(std::size_t(ticks));
   match_cpu_ms.reserve(std::size_t(ticks));
+  double candidate_pairs = 0;
   const std::uint64_t contacts_before = s.match->simulation().counters().contacts;
   for (int i = 0; i < ticks; ++i) {
     double cpu = 0;
     match_ms.push_back(timed_step(*s.match, &cpu) * 1e3);
     match_cpu_ms.push_back(cpu * 1e3);
+    candidate_pairs += double(s.match->simulation().last_tick().candidate_pairs);
   }
   const double contacts_per_second =
       double(s.match->simulation().counters().contacts - contacts_before) * kTickRate / double(ticks);
@@ -251,7 +253,8 @@ int main(int argc, char** argv) {
               kProjectiles, kProps, kSeed);
   print_scene("match", *s.match);
   print_scene("landing", *s.landing);
-  std::printf("match contacts per simulated second: %.0f\n", contacts_per_second);
+  std::printf("match contacts per simulated second: %.0f, grid candidate pairs per tick: %.0f\n",
+              contacts_per_second, candidate_pairs / double(ticks));
   std::printf("%-34s %8s %9s %9s %9s\n", "step() ms", "ticks", "p50", "p99", "max");
   print_row(("match, after " + std::to_string(warmup) + " warm-up ticks").c_str(),
             summarize_tick_times(match_ms), kMatchGoalP99Ms);

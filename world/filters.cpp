@@ -286,6 +286,11 @@ bool hard_case(const Entity& a, const Entity& b, float reach, PairContact& conta
   return true;
 }
 
+bool culled_hard_case(const Entity& a, const Entity& b, float reach, PairContact& contact) {
+  if (spheres_apart(a, b, reach) || boxes_apart(a, b, reach)) return false;
+  return hard_case(a, b, reach, contact);
+}
+
 FilterCascade::FilterCascade(const FilterOptions& options) : options_(options) {}
 
 bool FilterCascade::test(const Entity& a, const Entity& b, PairContact& contact, FilterStats& stats) {

@@ -110,5 +110,9 @@ Vec3d bounding_centre(const Entity& e);
 bool boxes_apart(const Entity& a, const Entity& b, float reach);
 // The hard case alone: true and `contact` filled when within reach.
 bool hard_case(const Entity& a, const Entity& b, float reach, PairContact& contact);
+// The same answer with stages 1 and 2 in front (no axis cache, no statistics): for one-off questions
+// outside the pair pass, such as a mover asking whether an entity is in its way. Exactly hard_case's
+// answer, since neither stage says "apart" about a pair within reach.
+bool culled_hard_case(const Entity& a, const Entity& b, float reach, PairContact& contact);
 
 }  // namespace shiftcast

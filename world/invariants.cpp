@@ -46,7 +46,7 @@ bool spot_is_free(SimulationState& s, const Entity& e, const Pose& pose) {
     const Entity* other = s.find(id);
     if (other == nullptr || !should_collide(e, *other)) continue;
     PairContact c;
-    if (hard_case(probe, *other, kEntitySkin, c)) return false;
+    if (culled_hard_case(probe, *other, kEntitySkin, c)) return false;
   }
   return true;
 }

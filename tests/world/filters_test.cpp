@@ -673,5 +673,32 @@ TEST(Filters, GivenCentresAnswerExactlyAsTheCascadeWithout) {
   }
 }
 
+// A mover's one-off question (is this entity in my way?) goes through stages 1 and 2 before the hard
+// case. Oracle: the hard case alone, on random pairs of every kind snapped near each reach, including the
+// movers' kEntitySkin and 0.
+TEST(Filters, CulledHardCaseAnswersExactlyAsTheHardCase) {
+  std::mt19937 rng(2317);
+  const Population pop = make_population(rng);
+  int within = 0, culled = 0;
+  for (int i = 0; i < 6000; ++i) {
+    RandomPair p = random_pair(pop, rng, 1, 2, 0.02);
+    const float reaches[] = {0.0f, 1.0f / 32, 0.25f, 2.0f};
+    const float reach = reaches[i % 4];
+    PairContact want, got;
+    const bool w = hard_case(p.a, p.b, reach, want);
+    ASSERT_EQ(culled_hard_case(p.a, p.b, reach, got), w) << i;
+    if (!w) {
+      culled += spheres_apart(p.a, p.b, reach) || boxes_apart(p.a, p.b, reach);
+      continue;
+    }
+    ++within;
+    EXPECT_EQ(got.separation, want.separation);
+    EXPECT_EQ(got.normal, want.normal);
+    EXPECT_EQ(got.overlapping, want.overlapping);
+  }
+  EXPECT_GT(within, 1000);
+  EXPECT_GT(culled, 200);  // the culls did settle pairs: the fast path ran
+}
+
 }  // namespace
 }  // namespace shiftcast

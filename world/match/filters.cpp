@@ -241,11 +241,24 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
-bool spheres_apart(const Entity& a, const Entity& b, float reach) {
-  const Vec3d ca = to_world(a.pose, to_double(a.local_center));
-  const Vec3d cb = to_world(b.pose, to_double(b.local_center));
+Vec3d bounding_centre(const Entity& e) {
+  const Vec3d c = to_double(e.local_center);
+  // rotate_z of (0, 0, z) is (±0, ±0, z) for any yaw, so adding the position gives the same numbers.
+  if (c.x == 0 && c.y == 0) return to_double(e.pose.position) + Vec3d{0, 0, c.z};
+  return to_world(e.pose, c);
+}
+
+namespace {
+
+bool centres_apart(const Entity& a, const Vec3d& ca, const Entity& b, const Vec3d& cb, float reach) {
   const double r = double(a.bound_radius) + double(b.bound_radius) + double(reach);
   return length_squared(cb - ca) > r * r;
+}
+
+}  // namespace
+
+bool spheres_apart(const Entity& a, const Entity& b, float reach) {
+  return centres_apart(a, bounding_centre(a), b, bounding_centre(b), reach);
 }
 
 bool boxes_apart(const Entity& a, const Entity& b, float reach) {
@@ -273,9 +286,19 @@ bool hard_case(const Entity& a, const Entity& b, float reach, PairContact& conta
   return true;
 }
 
+bool culled_hard_case(const Entity& a, const Entity& b, float reach, PairContact& contact) {
+  if (spheres_apart(a, b, reach) || boxes_apart(a, b, reach)) return false;
+  return hard_case(a, b, reach, contact);
+}
+
 FilterCascade::FilterCascade(const FilterOptions& options) : options_(options) {}
 
 bool FilterCascade::test(const Entity& a, const Entity& b, PairContact& contact, FilterStats& stats) {
+  return test(a, bounding_centre(a), b, bounding_centre(b), contact, stats);
+}
+
+bool FilterCascade::test(const Entity& a, const Vec3d& centre_a, const Entity& b, const Vec3d& centre_b,
+                         PairContact& contact, FilterStats& stats) {
   const float reach = options_.reach;
   Clock::time_point start{};
   if (options_.measure_time) start = Clock::now();
@@ -293,7 +316,7 @@ bool FilterCascade::test(const Entity& a, const Entity& b, PairContact& contact,
     return definitive;
   };
 
-  if (close(FilterStage::kSpheres, spheres_apart(a, b, reach))) return false;
+  if (close(FilterStage::kSpheres, centres_apart(a, centre_a, b, centre_b, reach))) return false;
   if (close(FilterStage::kBoxes, boxes_apart(a, b, reach))) return false;
 
   const std::uint64_t key = pair_key(a.id, b.id);

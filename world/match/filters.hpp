@@ -84,6 +84,10 @@ class FilterCascade {
   // True when a and b are within options.reach (touching or overlapping); fills `contact` then.
   // Both entities' shapes, models and poses are read as they are now.
   bool test(const Entity& a, const Entity& b, PairContact& contact, FilterStats& stats);
+  // The same, with each entity's bounding_centre given: a caller testing many pairs per entity (the
+  // tick's pair pass) computes it once per entity instead of once per pair. Same answers, same stats.
+  bool test(const Entity& a, const Vec3d& centre_a, const Entity& b, const Vec3d& centre_b,
+            PairContact& contact, FilterStats& stats);
 
   // Forgets the cached axes that involve `id` (call when an entity is removed). A scan of the cache;
   // removals are rare. (Caching a new pair is the cascade's only allocation.)
@@ -99,8 +103,16 @@ class FilterCascade {
 // The stages one by one, for the property test and benchmarks: true means "certainly apart by more than
 // reach"; false means "maybe" (the next stage decides).
 bool spheres_apart(const Entity& a, const Entity& b, float reach);
+// Stage 1's measure of an entity: its bounding sphere's centre in world space, in double. Centres on the
+// turning axis (players, projectiles, centred props) need no trigonometry; the result is exactly
+// to_world(e.pose, local_center) either way (up to the sign of a zero).
+Vec3d bounding_centre(const Entity& e);
 bool boxes_apart(const Entity& a, const Entity& b, float reach);
 // The hard case alone: true and `contact` filled when within reach.
 bool hard_case(const Entity& a, const Entity& b, float reach, PairContact& contact);
+// The same answer with stages 1 and 2 in front (no axis cache, no statistics): for one-off questions
+// outside the pair pass, such as a mover asking whether an entity is in its way. Exactly hard_case's
+// answer, since neither stage says "apart" about a pair within reach.
+bool culled_hard_case(const Entity& a, const Entity& b, float reach, PairContact& contact);
 
 }  // namespace shiftcast

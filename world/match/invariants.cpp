@@ -46,7 +46,7 @@ bool spot_is_free(SimulationState& s, const Entity& e, const Pose& pose) {
     const Entity* other = s.find(id);
     if (other == nullptr || !should_collide(e, *other)) continue;
     PairContact c;
-    if (hard_case(probe, *other, kEntitySkin, c)) return false;
+    if (culled_hard_case(probe, *other, kEntitySkin, c)) return false;
   }
   return true;
 }
@@ -118,6 +118,10 @@ void handle_violation(SimulationState& s, std::size_t index, const char* what) {
 
 void check_pairs_and_invariants(SimulationState& s) {
   FilterStats stats;
+  // Each entity's bounding-sphere centre once, for all of its pairs (stage 1 of the cascade).
+  s.centres.resize(s.entities.size());
+  for (std::size_t i = 0; i < s.entities.size(); ++i)
+    s.centres[i] = bounding_centre(s.entities[i]);
   s.grid.pairs(s.pairs);
   s.last_tick.candidate_pairs = int(s.pairs.size());
   for (const auto& [id_a, id_b] : s.pairs) {
@@ -129,12 +133,14 @@ void check_pairs_and_invariants(SimulationState& s) {
     if ((a.asleep && b.asleep) || !should_collide(a, b)) continue;
     if (a.motion == PropMotion::kKinematic && b.motion == PropMotion::kKinematic) continue;
     PairContact c;
-    if (!s.cascade.test(a, b, c, stats)) continue;
+    if (!s.cascade.test(a, s.centres[std::size_t(ia)], b, s.centres[std::size_t(ib)], c, stats)) continue;
     if (c.overlapping) {
       // Move the one the tick is allowed to move: never a kinematic prop; between equals the higher id.
       const bool move_a =
           b.motion == PropMotion::kKinematic || (a.motion != PropMotion::kKinematic && ia > ib);
-      handle_violation(s, std::size_t(move_a ? ia : ib), "another entity");
+      const std::size_t moved = std::size_t(move_a ? ia : ib);
+      handle_violation(s, moved, "another entity");
+      s.centres[moved] = bounding_centre(s.entities[moved]);  // its later pairs see where it went
       continue;
     }
     Contact contact;

@@ -47,8 +47,7 @@ void move_kinematic_props(SimulationState& s) {
       const bool rider =
           other.kind == EntityKind::kPlayer && ox.motor.on_ground && ox.motor.ground_entity == prop.id;
       PairContact contact;
-      const bool in_the_way = hard_case(prop, other, kEntitySkin, contact);
-      if (!rider && !in_the_way) continue;
+      if (!rider && !culled_hard_case(prop, other, kEntitySkin, contact)) continue;  // not in the way
       // Carried along: the reference point keeps its place in the prop's frame; riders also turn with it.
       const Vec3 carried = to_world(target, to_local(before, other.pose.position));
       const SweepHit h = s.sweep(other, other.pose.position, carried, false, kLayerProjectile, prop.id);
@@ -58,7 +57,7 @@ void move_kinematic_props(SimulationState& s) {
       other.asleep = false;
       s.extras[std::size_t(j)].rest_ticks = 0;
       PairContact after;
-      if (hard_case(prop, other, 0, after) && after.overlapping) {
+      if (culled_hard_case(prop, other, 0, after) && after.overlapping) {
         blocked = true;
         break;
       }

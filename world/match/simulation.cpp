@@ -293,11 +293,26 @@ void Simulation::set_inputs(EntityId player, std::span<const PlayerInput> comman
 void Simulation::step() {
   SimulationState& s = *state_;
   if (!s.grid_sized) {
-    // Blow's rule: cells at least the largest entity's bounding diameter. Props bigger than a few
-    // players would make every cell hold a crowd, so they go oversize instead of setting the size.
-    float largest = s.config.motor.radius + s.config.motor.height;
+    // Blow's rule: cells at least the largest entity's bounding diameter. Players and projectiles set
+    // it; a prop sets it only if it is under twice their size (bigger ones go oversize instead of making
+    // every cell hold a crowd), and kinematic props (few, large, on fixed paths) never do. Before any
+    // player exists, the size a player will have stands in. The cells are only a
+    // cull: any size gives the same candidates after the exact tests, so the same state; only the pair
+    // walk's length changes (oa_dm1's match: cells of 142 units before, when the motor's height + radius
+    // stood in for a player's size, against 70 now).
+    float movers = 0;
     for (const Entity& e : s.entities) {
-      if (e.kind != EntityKind::kProp || e.bound_radius < 2 * largest)
+      if (e.kind != EntityKind::kProp) movers = std::max(movers, e.bound_radius);
+    }
+    if (movers == 0) {
+      Entity player;  // none yet (they join later): the size one will have
+      player.shape = player_shape(s.config.motor);
+      compute_entity_bounds(player);
+      movers = player.bound_radius;
+    }
+    float largest = movers;
+    for (const Entity& e : s.entities) {
+      if (e.kind == EntityKind::kProp && e.motion != PropMotion::kKinematic && e.bound_radius < 2 * movers)
         largest = std::max(largest, e.bound_radius);
     }
     s.grid = Grid(Grid::derive_cell_size(largest));

@@ -634,5 +634,71 @@ TEST(Filters, MeasuredTimesAreRecordedOnlyWhenAsked) {
   }
 }
 
+// The tick passes each entity's bounding centre, computed once per entity, instead of letting stage 1
+// compute it per pair. Oracle: the general transform (to_world, trigonometry for every entity) and the
+// cascade without given centres, on random pairs of every kind, in two cascades fed the same sequence.
+TEST(Filters, GivenCentresAnswerExactlyAsTheCascadeWithout) {
+  std::mt19937 rng(1717);
+  const Population pop = make_population(rng);
+  FilterCascade plain(FilterOptions{.reach = 0.25f});
+  FilterCascade given(FilterOptions{.reach = 0.25f});
+  FilterStats plain_stats, given_stats;
+  int touching = 0, off_axis = 0;
+  for (int i = 0; i < 5000; ++i) {
+    const RandomPair p = random_pair(pop, rng, 1 + std::uint32_t(i % 7), 100 + std::uint32_t(i % 5), 0.02);
+    for (const Entity* e : {&p.a, &p.b}) {
+      const Vec3d oracle = to_world(e->pose, to_double(e->local_center));
+      const Vec3d got = bounding_centre(*e);
+      ASSERT_EQ(got.x, oracle.x);  // == treats the two zeros as equal, the only difference allowed
+      ASSERT_EQ(got.y, oracle.y);
+      ASSERT_EQ(got.z, oracle.z);
+      if (e->local_center.x != 0 || e->local_center.y != 0) ++off_axis;
+    }
+    PairContact want, got;
+    const bool w = plain.test(p.a, p.b, want, plain_stats);
+    ASSERT_EQ(given.test(p.a, bounding_centre(p.a), p.b, bounding_centre(p.b), got, given_stats), w) << i;
+    if (!w) continue;
+    ++touching;
+    EXPECT_EQ(got.separation, want.separation);
+    EXPECT_EQ(got.normal, want.normal);
+    EXPECT_EQ(got.point, want.point);
+    EXPECT_EQ(got.brush_a, want.brush_a);
+    EXPECT_EQ(got.brush_b, want.brush_b);
+  }
+  EXPECT_GT(touching, 500);
+  EXPECT_GT(off_axis, 500);  // both paths of bounding_centre ran
+  for (int s = 0; s < kFilterStageCount; ++s) {
+    EXPECT_EQ(given_stats.stages[std::size_t(s)].tests, plain_stats.stages[std::size_t(s)].tests);
+    EXPECT_EQ(given_stats.stages[std::size_t(s)].definitive, plain_stats.stages[std::size_t(s)].definitive);
+  }
+}
+
+// A mover's one-off question (is this entity in my way?) goes through stages 1 and 2 before the hard
+// case. Oracle: the hard case alone, on random pairs of every kind snapped near each reach, including the
+// movers' kEntitySkin and 0.
+TEST(Filters, CulledHardCaseAnswersExactlyAsTheHardCase) {
+  std::mt19937 rng(2317);
+  const Population pop = make_population(rng);
+  int within = 0, culled = 0;
+  for (int i = 0; i < 6000; ++i) {
+    RandomPair p = random_pair(pop, rng, 1, 2, 0.02);
+    const float reaches[] = {0.0f, 1.0f / 32, 0.25f, 2.0f};
+    const float reach = reaches[i % 4];
+    PairContact want, got;
+    const bool w = hard_case(p.a, p.b, reach, want);
+    ASSERT_EQ(culled_hard_case(p.a, p.b, reach, got), w) << i;
+    if (!w) {
+      culled += spheres_apart(p.a, p.b, reach) || boxes_apart(p.a, p.b, reach);
+      continue;
+    }
+    ++within;
+    EXPECT_EQ(got.separation, want.separation);
+    EXPECT_EQ(got.normal, want.normal);
+    EXPECT_EQ(got.overlapping, want.overlapping);
+  }
+  EXPECT_GT(within, 1000);
+  EXPECT_GT(culled, 200);  // the culls did settle pairs: the fast path ran
+}
+
 }  // namespace
 }  // namespace shiftcast

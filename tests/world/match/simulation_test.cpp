@@ -391,6 +391,43 @@ TEST(Simulation, TenThousandTicksOfABusyMatchHashTheSameTwice) {
   EXPECT_EQ(first.back(), kPinnedBusyMatchHash) << std::hex << "0x" << first.back();
 }
 
+// The grid is only a cull: any cell size gives the same candidates after the exact tests, so the derived
+// size (world/simulation.cpp) is free to follow speed. Oracle: the same busy match on explicit cells much
+// smaller and much larger than the derived ones, state hash and contacts compared every tick.
+TEST(Simulation, TheGridCellSizeChangesNoAnswer) {
+  const LevelResult arena = import_map_file(std::string(SHIFTCAST_SOURCE_DIR) + "/configs/levels/arena.map");
+  ASSERT_TRUE(arena.ok());
+  BspBuildResult built = build_bsp(arena.level.brushes, {});
+  constexpr int kTicks = 800;
+  std::vector<std::uint64_t> hashes;
+  std::vector<std::vector<Contact>> contacts;
+  for (const float cell : {0.0f, 40.0f, 200.0f}) {  // 0: derived
+    SimulationConfig config;
+    config.tick_rate = 128;
+    config.grid_cell = cell;
+    Simulation sim(built.tree, nullptr, config);
+    BusyMatch match;
+    populate(sim, match, 16, 8);
+    for (int tick = 0; tick < kTicks; ++tick) {
+      match.inputs(sim);
+      sim.step();
+      const std::vector<Contact> now(sim.contacts().begin(), sim.contacts().end());
+      if (cell == 0.0f) {
+        hashes.push_back(sim.state_hash());
+        contacts.push_back(now);
+        continue;
+      }
+      ASSERT_EQ(sim.state_hash(), hashes[std::size_t(tick)]) << "cell " << cell << ", tick " << tick + 1;
+      ASSERT_EQ(now, contacts[std::size_t(tick)]) << "cell " << cell << ", tick " << tick + 1;
+    }
+    EXPECT_NE(sim.grid().cell_size(), 0.0f);
+  }
+  std::size_t all = 0;
+  for (const auto& c : contacts)
+    all += c.size();
+  EXPECT_GT(all, 1000u);
+}
+
 TEST(Simulation, InvalidInputsAreCountedAndIgnored) {
   const BspTree level = room();
   Simulation sim(level, nullptr, {});

@@ -215,17 +215,19 @@ void Match::dispatch_contacts() {
 void Match::send_frames() {
   if (clients_.empty()) return;
   const Simulation& sim = scene_->simulation();
-  world_states_.clear();
+  auto world = std::make_shared<SnapshotState>();
+  world->reserve(sim.entities().size());
   for (const Entity& e : sim.entities())
-    world_states_.emplace_back(
+    world->emplace_back(
         e.id, static_cast<std::uint8_t>(e.kind), std::uint8_t(e.asleep ? 1 : 0), quantize_yaw(e.pose.yaw),
         quantize_position(wire::Vec3f(e.pose.position.x, e.pose.position.y, e.pose.position.z)));
+  world_ = std::move(world);
   const double t = now();
   for (auto& [id, client] : clients_) {
     const Entity* me = sim.find(client.entity);
     const Vec3 focus = me != nullptr ? me->pose.position : Vec3{};
     const std::optional<wire::OwnState> own = own_state(sim, client.entity);
-    outbox_.add(client.connection->build_frame(sim.tick(), world_states_, focus, t, own ? &*own : nullptr),
+    outbox_.add(client.connection->build_frame_shared(sim.tick(), world_, focus, t, own ? &*own : nullptr),
                 client.endpoint);
   }
 }
@@ -446,7 +448,7 @@ void Match::flush_and_close(wire::ErrorCode reason, Clock::time_point deadline) 
     pending = true;
     const Entity* me = sim.find(client.entity);
     endpoint_.send(
-        client.connection->build_frame(sim.tick(), world_states_, me ? me->pose.position : Vec3{}, t),
+        client.connection->build_frame_shared(sim.tick(), world_, me ? me->pose.position : Vec3{}, t),
         client.endpoint);
   }
   if (!pending || Clock::now() >= deadline) return finish(reason);

@@ -20,7 +20,7 @@ namespace {
 
 using boost::asio::ip::udp;
 
-class Sockets : public ::testing::Test {
+class DatagramBatchSockets : public ::testing::Test {
  protected:
   void SetUp() override {
     for (udp::socket* s : {&sender_, &receiver_}) {
@@ -56,7 +56,7 @@ class Sockets : public ::testing::Test {
   udp::socket receiver_{context_};
 };
 
-TEST_F(Sockets, SendDatagramsSendsEveryDatagramInOrderAcrossCalls) {
+TEST_F(DatagramBatchSockets, SendDatagramsSendsEveryDatagramInOrderAcrossCalls) {
   DatagramBatch batch;
   const std::size_t count = 2 * kMaxDatagramsPerCall + 5;
   std::size_t bytes = 0;
@@ -74,7 +74,7 @@ TEST_F(Sockets, SendDatagramsSendsEveryDatagramInOrderAcrossCalls) {
     EXPECT_EQ(got[i], payload(i)) << i;
 }
 
-TEST_F(Sockets, ARefusedDatagramIsCountedAndTheRestStillGo) {
+TEST_F(DatagramBatchSockets, ARefusedDatagramIsCountedAndTheRestStillGo) {
   // An IPv6 destination on an IPv4 socket: the kernel refuses it, as it would a lone sendto.
   const udp::endpoint v6(boost::asio::ip::make_address("::1"), to().port());
   std::vector<std::uint8_t> probe{1, 2, 3};
@@ -96,7 +96,7 @@ TEST_F(Sockets, ARefusedDatagramIsCountedAndTheRestStillGo) {
   EXPECT_EQ(read_all(), expected);
 }
 
-TEST_F(Sockets, ReceiveDatagramsTakesWhatWaitsAndSaysWhenEmpty) {
+TEST_F(DatagramBatchSockets, ReceiveDatagramsTakesWhatWaitsAndSaysWhenEmpty) {
   const std::size_t count = InboundBatch::kCapacity + 8;
   std::vector<std::vector<std::uint8_t>> sent;
   for (std::size_t i = 0; i < count; ++i) {

@@ -97,14 +97,18 @@ std::optional<std::vector<std::uint8_t>> open_xchacha(const Key& key, const Toke
 std::vector<std::uint8_t> seal_packet_payload(const Key& key, std::uint64_t sequence,
                                               std::span<const std::uint8_t> plain,
                                               std::span<const std::uint8_t> associated) {
-  const PacketNonce nonce = packet_nonce(sequence);
   std::vector<std::uint8_t> sealed(plain.size() + kMacBytes);
-  unsigned long long sealed_length = 0;
-  crypto_aead_chacha20poly1305_ietf_encrypt(sealed.data(), &sealed_length, plain.data(), plain.size(),
-                                            associated.data(), associated.size(), nullptr, nonce.data(),
-                                            key.data());
-  sealed.resize(sealed_length);
+  seal_packet_payload_into(key, sequence, plain, associated, sealed);
   return sealed;
+}
+
+void seal_packet_payload_into(const Key& key, std::uint64_t sequence, std::span<const std::uint8_t> plain,
+                              std::span<const std::uint8_t> associated, std::span<std::uint8_t> out) {
+  const PacketNonce nonce = packet_nonce(sequence);
+  // Detached: ciphertext then tag, the same bytes as the combined form.
+  crypto_aead_chacha20poly1305_ietf_encrypt_detached(out.data(), out.data() + plain.size(), nullptr,
+                                                     plain.data(), plain.size(), associated.data(),
+                                                     associated.size(), nullptr, nonce.data(), key.data());
 }
 
 std::optional<std::vector<std::uint8_t>> open_packet_payload(const Key& key, std::uint64_t sequence,

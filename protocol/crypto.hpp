@@ -39,6 +39,10 @@ std::optional<std::vector<std::uint8_t>> open_xchacha(const Key& key, const Toke
 std::vector<std::uint8_t> seal_packet_payload(const Key& key, std::uint64_t sequence,
                                               std::span<const std::uint8_t> plain,
                                               std::span<const std::uint8_t> associated);
+// The same into `out`, which holds exactly plain.size() + kMacBytes bytes (a packet seals into the
+// datagram's own buffer, with no copy in between).
+void seal_packet_payload_into(const Key& key, std::uint64_t sequence, std::span<const std::uint8_t> plain,
+                              std::span<const std::uint8_t> associated, std::span<std::uint8_t> out);
 std::optional<std::vector<std::uint8_t>> open_packet_payload(const Key& key, std::uint64_t sequence,
                                                              std::span<const std::uint8_t> sealed,
                                                              std::span<const std::uint8_t> associated);

@@ -1,5 +1,8 @@
 #include "protocol/packet.hpp"
 
+#include <algorithm>
+#include <array>
+
 #include "protocol/envelope.hpp"
 #include "protocol/wire_constants.hpp"
 
@@ -8,34 +11,46 @@ namespace {
 
 constexpr std::size_t kPacketAssociatedDataBytes = 39;
 
+// The associated data on the stack: it is built for every packet sealed or opened.
+using AssociatedData = std::array<std::uint8_t, kPacketAssociatedDataBytes>;
+
 template <typename T>
-void put_le(std::vector<std::uint8_t>& out, T value) {
+std::size_t put_le(AssociatedData& out, std::size_t at, T value) {
   for (std::size_t i = 0; i < sizeof(T); ++i)
-    out.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
+    out[at + i] = static_cast<std::uint8_t>(value >> (8 * i));
+  return at + sizeof(T);
+}
+
+AssociatedData associated_data(const PacketHeader& header, Direction direction) {
+  AssociatedData out{};
+  std::copy(kFileIdentifier, kFileIdentifier + flatbuffers::kFileIdentifierLength, out.begin());
+  std::size_t at = flatbuffers::kFileIdentifierLength;
+  at = put_le(out, at, kProtocolVersion);
+  at = put_le(out, at, static_cast<std::uint8_t>(direction));
+  at = put_le(out, at, header.match_id);
+  at = put_le(out, at, header.client_id);
+  at = put_le(out, at, header.sequence);
+  at = put_le(out, at, header.ack);
+  at = put_le(out, at, header.ack_bits);
+  return out;
 }
 
 }  // namespace
 
 std::vector<std::uint8_t> packet_associated_data(const PacketHeader& header, Direction direction) {
-  std::vector<std::uint8_t> out;
-  out.reserve(kPacketAssociatedDataBytes);
-  out.insert(out.end(), kFileIdentifier, kFileIdentifier + flatbuffers::kFileIdentifierLength);
-  put_le(out, kProtocolVersion);
-  put_le(out, static_cast<std::uint8_t>(direction));
-  put_le(out, header.match_id);
-  put_le(out, header.client_id);
-  put_le(out, header.sequence);
-  put_le(out, header.ack);
-  put_le(out, header.ack_bits);
-  return out;
+  const AssociatedData a = associated_data(header, direction);
+  return {a.begin(), a.end()};
 }
 
 std::vector<std::uint8_t> seal_packet(const PacketHeader& header, Direction direction, const Key& key,
                                       std::span<const std::uint8_t> inner_envelope) {
-  const auto sealed =
-      seal_packet_payload(key, header.sequence, inner_envelope, packet_associated_data(header, direction));
+  const AssociatedData associated = associated_data(header, direction);
   flatbuffers::FlatBufferBuilder fbb(inner_envelope.size() + kPacketOverheadBytes);
-  const auto sealed_offset = fbb.CreateVector(sealed);
+  // Sealed straight into the builder's vector: the same bytes CreateVector(sealed) would copy there.
+  std::uint8_t* sealed = nullptr;
+  const auto sealed_offset = fbb.CreateUninitializedVector(inner_envelope.size() + kMacBytes, &sealed);
+  seal_packet_payload_into(key, header.sequence, inner_envelope, associated,
+                           {sealed, inner_envelope.size() + kMacBytes});
   const auto packet = wire::CreatePacket(fbb, header.match_id, header.client_id, header.sequence, header.ack,
                                          header.ack_bits, sealed_offset);
   finish_envelope(fbb, wire::Message::Packet, packet.Union());
@@ -56,7 +71,7 @@ OpenedPacket open_packet(const wire::Packet& packet, Direction direction, const 
     return opened;
   }
   auto plain = open_packet_payload(key, opened.header.sequence, {sealed->data(), sealed->size()},
-                                   packet_associated_data(opened.header, direction));
+                                   associated_data(opened.header, direction));
   if (!plain) {
     opened.error = wire::ErrorCode::DecryptFailed;
     return opened;

@@ -86,11 +86,15 @@ bool same_entity_state(const wire::EntityState& a, const wire::EntityState& b) {
   return std::memcmp(&a, &b, sizeof(wire::EntityState)) == 0;
 }
 
-SnapshotDelta encode_delta(std::span<const wire::EntityState> baseline,
-                           std::span<const wire::EntityState> world, const DeltaPriority& priority,
-                           std::size_t byte_budget) {
-  std::vector<wire::EntityState> candidates;
-  std::vector<std::uint32_t> gone;
+void encode_delta_into(std::span<const wire::EntityState> baseline, std::span<const wire::EntityState> world,
+                       const DeltaPriority& priority, std::size_t byte_budget, SnapshotDelta& delta) {
+  // Every difference goes straight into the delta's lists (their capacity kept from the last call);
+  // only a delta over budget then drops some.
+  std::vector<wire::EntityState>& candidates = delta.changed;
+  std::vector<std::uint32_t>& gone = delta.removed;
+  candidates.clear();
+  gone.clear();
+  delta.result.clear();
   std::size_t i = 0, j = 0;
   while (i < baseline.size() || j < world.size()) {
     if (j == world.size() || (i < baseline.size() && baseline[i].id() < world[j].id())) {
@@ -104,13 +108,13 @@ SnapshotDelta encode_delta(std::span<const wire::EntityState> baseline,
     }
   }
 
-  SnapshotDelta delta;
   std::size_t budget = byte_budget;
   const std::size_t removed_count = std::min(gone.size(), budget / kRemovedIdBytes);
-  delta.removed.assign(gone.begin(), gone.begin() + static_cast<std::ptrdiff_t>(removed_count));
   budget -= removed_count * kRemovedIdBytes;
   const std::size_t changed_count = std::min(candidates.size(), budget / kEntityStateBytes);
   delta.complete = removed_count == gone.size() && changed_count == candidates.size();
+  gone.resize(removed_count);
+  if (delta.complete) return;
 
   if (changed_count < candidates.size()) {
     struct Ranked {
@@ -138,16 +142,23 @@ SnapshotDelta encode_delta(std::span<const wire::EntityState> baseline,
     std::nth_element(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(changed_count),
                      ranked.end());
     ranked.resize(changed_count);
-    // Back to id order (candidates are ascending, so ascending index is ascending id).
+    // Back to id order (candidates are ascending, so ascending index is ascending id); each kept entry
+    // moves down to its place, never past one still to be read.
     std::sort(ranked.begin(), ranked.end(),
               [](const Ranked& a, const Ranked& b) { return a.index < b.index; });
-    delta.changed.reserve(changed_count);
-    for (const Ranked& r : ranked)
-      delta.changed.push_back(candidates[r.index]);
-  } else {
-    delta.changed = std::move(candidates);
+    for (std::size_t k = 0; k < ranked.size(); ++k)
+      candidates[k] = candidates[ranked[k].index];
+    candidates.resize(changed_count);
   }
   delta.result = merge(baseline, delta.changed, delta.removed);
+}
+
+SnapshotDelta encode_delta(std::span<const wire::EntityState> baseline,
+                           std::span<const wire::EntityState> world, const DeltaPriority& priority,
+                           std::size_t byte_budget) {
+  SnapshotDelta delta;
+  encode_delta_into(baseline, world, priority, byte_budget, delta);
+  if (delta.complete) delta.result.assign(world.begin(), world.end());
   return delta;
 }
 

@@ -72,6 +72,11 @@ struct SnapshotDelta {
 SnapshotDelta encode_delta(std::span<const wire::EntityState> baseline,
                            std::span<const wire::EntityState> world, const DeltaPriority& priority,
                            std::size_t byte_budget);
+// The same delta, into `out`, reusing its vectors' capacity (a server encodes one per client per
+// snapshot). A complete delta leaves `out.result` empty: the client then holds exactly `world`, which
+// the caller may share between clients instead of copying it.
+void encode_delta_into(std::span<const wire::EntityState> baseline, std::span<const wire::EntityState> world,
+                       const DeltaPriority& priority, std::size_t byte_budget, SnapshotDelta& out);
 
 struct AppliedDelta {
   wire::ErrorCode error =

@@ -21,6 +21,7 @@ ClientConnection::ClientConnection(ConnectionParams params, const ConnectionSett
       settings_(settings),
       last_received_(now),
       last_sent_(now),
+      frame_builder_(kMaxDatagramBytes),
       sender_(settings.max_pending_events) {}
 
 wire::ErrorCode ClientConnection::refuse(wire::ErrorCode code) {
@@ -156,6 +157,13 @@ std::vector<std::uint8_t> ClientConnection::seal(flatbuffers::FlatBufferBuilder&
 std::vector<std::uint8_t> ClientConnection::build_frame(std::uint64_t tick,
                                                         std::span<const wire::EntityState> world, Vec3 focus,
                                                         double now, const wire::OwnState* own) {
+  return build_frame_shared(tick, std::make_shared<const SnapshotState>(world.begin(), world.end()), focus,
+                            now, own);
+}
+
+std::vector<std::uint8_t> ClientConnection::build_frame_shared(
+    std::uint64_t tick, const std::shared_ptr<const SnapshotState>& world, Vec3 focus, double now,
+    const wire::OwnState* own) {
   if (closed_) return {};
   const bool with_snapshot = tick > last_snapshot_tick_;
   // Events first get up to their share (whole events), the snapshot what is left, then events any room
@@ -165,17 +173,18 @@ std::vector<std::uint8_t> ClientConnection::build_frame(std::uint64_t tick,
   const std::size_t event_reserve =
       with_snapshot ? std::min(sender_.pending(), event_share) * kContactEventBytes : kFramePayloadBytes;
 
-  flatbuffers::FlatBufferBuilder fbb(kMaxDatagramBytes);
+  flatbuffers::FlatBufferBuilder& fbb = frame_builder_;
+  fbb.Clear();
   flatbuffers::Offset<wire::Snapshot> snapshot_offset;
   std::size_t snapshot_bytes = 0;
-  SnapshotDelta delta;
+  SnapshotDelta& delta = delta_;
   if (with_snapshot) {
     // Only a baseline the client still holds (it keeps kSnapshotHistory ticks); else start from empty.
     const bool use_baseline = baseline_tick_ != 0 && tick - baseline_tick_ < kSnapshotHistory;
     static const SnapshotState kEmpty;
     const DeltaPriority priority{params_.entity, quantize_position(wire::Vec3f(focus.x, focus.y, focus.z))};
-    delta =
-        encode_delta(use_baseline ? baseline_ : kEmpty, world, priority, kFramePayloadBytes - event_reserve);
+    encode_delta_into(use_baseline ? *baseline_ : kEmpty, *world, priority,
+                      kFramePayloadBytes - event_reserve, delta);
     snapshot_bytes = delta.bytes();
     const auto changed = delta.changed.empty()
                              ? flatbuffers::Offset<flatbuffers::Vector<const wire::EntityState*>>()
@@ -200,7 +209,10 @@ std::vector<std::uint8_t> ClientConnection::build_frame(std::uint64_t tick,
   assert(datagram.size() <= kMaxDatagramBytes);
   if (with_snapshot) {
     last_snapshot_tick_ = tick;
-    sent_snapshots_.push_back({sequence, tick, std::move(delta.result)});
+    // A complete delta leaves the client holding the world itself: share it, copy nothing.
+    sent_snapshots_.push_back(
+        {sequence, tick,
+         delta.complete ? world : std::make_shared<const SnapshotState>(std::move(delta.result))});
     // The ack window cannot report anything older; keep no more than it can.
     while (sent_snapshots_.size() > kSnapshotHistory)
       sent_snapshots_.pop_front();

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -116,6 +117,11 @@ class ClientConnection {
   // `own`: the player's exact state after run_ack() (ServerFrame.own); null before it spawned.
   std::vector<std::uint8_t> build_frame(std::uint64_t tick, std::span<const wire::EntityState> world,
                                         Vec3 focus, double now, const wire::OwnState* own = nullptr);
+  // The same, with the world quantized once per tick and shared by every client's frame: a client that
+  // gets every change holds exactly `world`, kept by reference rather than copied per client.
+  std::vector<std::uint8_t> build_frame_shared(std::uint64_t tick,
+                                               const std::shared_ptr<const SnapshotState>& world, Vec3 focus,
+                                               double now, const wire::OwnState* own = nullptr);
   std::vector<std::uint8_t> build_keepalive(std::uint64_t tick, double now);
   // Between snapshots: a ServerFrame with only `tick` and input_ack (no snapshot, no events), due when a
   // command ran since the last frame. Without it a command waits for the next snapshot tick to be
@@ -148,7 +154,8 @@ class ClientConnection {
   struct SentSnapshot {
     std::uint64_t sequence;
     std::uint64_t tick;
-    SnapshotState state;  // what the client holds once it applied this packet's delta
+    // What the client holds once it applied this packet's delta; often the tick's shared world.
+    std::shared_ptr<const SnapshotState> state;
   };
   struct QueuedCommand {
     std::uint64_t sequence;
@@ -173,7 +180,9 @@ class ClientConnection {
   AckTracker tracker_;
   std::deque<SentSnapshot> sent_snapshots_;  // ascending sequence, unacknowledged, newer than the baseline
   std::uint64_t baseline_tick_ = 0;          // the newest snapshot the client acknowledged (0: none)
-  SnapshotState baseline_;
+  std::shared_ptr<const SnapshotState> baseline_;  // null until the first acknowledgement
+  SnapshotDelta delta_;                            // scratch for build_frame, its capacity reused
+  flatbuffers::FlatBufferBuilder frame_builder_;   // scratch for build_frame, its buffer reused
   std::uint64_t last_snapshot_tick_ = 0;
 
   std::deque<QueuedCommand> commands_;

@@ -151,6 +151,7 @@ void Match::run_tick() {
   } else {
     send_keepalives();
   }
+  endpoint_.send_all(outbox_);
   tick_seconds_->observe(std::chrono::duration<double>(Clock::now() - started).count());
 
   const SimulationCounters& c = sim.counters();
@@ -214,18 +215,20 @@ void Match::dispatch_contacts() {
 void Match::send_frames() {
   if (clients_.empty()) return;
   const Simulation& sim = scene_->simulation();
-  world_states_.clear();
+  auto world = std::make_shared<SnapshotState>();
+  world->reserve(sim.entities().size());
   for (const Entity& e : sim.entities())
-    world_states_.emplace_back(
+    world->emplace_back(
         e.id, static_cast<std::uint8_t>(e.kind), std::uint8_t(e.asleep ? 1 : 0), quantize_yaw(e.pose.yaw),
         quantize_position(wire::Vec3f(e.pose.position.x, e.pose.position.y, e.pose.position.z)));
+  world_ = std::move(world);
   const double t = now();
   for (auto& [id, client] : clients_) {
     const Entity* me = sim.find(client.entity);
     const Vec3 focus = me != nullptr ? me->pose.position : Vec3{};
     const std::optional<wire::OwnState> own = own_state(sim, client.entity);
-    endpoint_.send(client.connection->build_frame(sim.tick(), world_states_, focus, t, own ? &*own : nullptr),
-                   client.endpoint);
+    outbox_.add(client.connection->build_frame_shared(sim.tick(), world_, focus, t, own ? &*own : nullptr),
+                client.endpoint);
   }
 }
 
@@ -244,9 +247,9 @@ void Match::send_keepalives() {
     // A command arrived since the last frame: acknowledge it now rather than at the next snapshot tick.
     if (client.connection->input_ack_due()) {
       const std::optional<wire::OwnState> own = own_state(scene_->simulation(), client.entity);
-      endpoint_.send(client.connection->build_input_ack(tick, t, own ? &*own : nullptr), client.endpoint);
+      outbox_.add(client.connection->build_input_ack(tick, t, own ? &*own : nullptr), client.endpoint);
     } else if (client.connection->keepalive_due(t)) {
-      endpoint_.send(client.connection->build_keepalive(tick, t), client.endpoint);
+      outbox_.add(client.connection->build_keepalive(tick, t), client.endpoint);
     }
   }
 }
@@ -382,8 +385,13 @@ void Match::on_packet(std::vector<std::uint8_t> datagram, const udp::endpoint& f
                                  "client " + std::to_string(packet->client_id()));
     return;
   }
-  const wire::ErrorCode result = it->second.connection->on_packet(*packet, to_address(from), now());
-  if (result != wire::ErrorCode::Ok) services_.rejections->reject(result, to_address(from), "packet");
+  // The connection's own address when it is that one (always, for an admitted packet): no string built.
+  ClientConnection& connection = *it->second.connection;
+  const std::string address = from == it->second.endpoint ? std::string() : to_address(from);
+  const std::string_view from_address =
+      address.empty() ? std::string_view(connection.peer_address()) : address;
+  const wire::ErrorCode result = connection.on_packet(*packet, from_address, now());
+  if (result != wire::ErrorCode::Ok) services_.rejections->reject(result, from_address, "packet");
 }
 
 std::optional<double> Match::client_view_tick(std::uint64_t client_id) const {
@@ -440,7 +448,7 @@ void Match::flush_and_close(wire::ErrorCode reason, Clock::time_point deadline) 
     pending = true;
     const Entity* me = sim.find(client.entity);
     endpoint_.send(
-        client.connection->build_frame(sim.tick(), world_states_, me ? me->pose.position : Vec3{}, t),
+        client.connection->build_frame_shared(sim.tick(), world_, me ? me->pose.position : Vec3{}, t),
         client.endpoint);
   }
   if (!pending || Clock::now() >= deadline) return finish(reason);

@@ -27,6 +27,7 @@
 #include "protocol/handshake.hpp"
 #include "server/client_address_book.hpp"
 #include "server/client_connection.hpp"
+#include "server/datagram_batch.hpp"
 #include "server/hosted_level.hpp"
 #include "server/match_directory.hpp"
 #include "server/match_recorder.hpp"
@@ -156,8 +157,11 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   int spawns_used_ = 0;
   std::unique_ptr<NavQuery> nav_;  // worker thread only: spawn spots when every spawn point is taken
   std::uint32_t spawn_rng_ = 1;
-  std::vector<Vec3> spawn_path_;                 // scratch for the reachability check
-  std::vector<wire::EntityState> world_states_;  // scratch, one per snapshot tick
+  std::vector<Vec3> spawn_path_;  // scratch for the reachability check
+  // The world quantized once per snapshot tick, shared by every client's frame (and kept by those whose
+  // snapshot carried every change, as their baseline).
+  std::shared_ptr<const SnapshotState> world_ = std::make_shared<const SnapshotState>();
+  DatagramBatch outbox_;  // the tick's frames and acknowledgements, sent together at the end of the tick
   std::vector<ContactRecord> records_;
 
   // Published for other threads.

@@ -17,7 +17,11 @@ std::string to_address(const udp::endpoint& endpoint) {
 }
 
 UdpEndpoint::UdpEndpoint(asio::io_context& context, const UdpEndpointServices& services)
-    : context_(context), services_(services), preauth_(services.preauth), socket_(context) {}
+    : context_(context),
+      services_(services),
+      preauth_(services.preauth),
+      socket_(context),
+      inbound_(std::make_unique<InboundBatch>()) {}
 
 std::string UdpEndpoint::open(const udp::endpoint& bind) {
   boost::system::error_code ec;
@@ -61,48 +65,86 @@ void UdpEndpoint::send(std::span<const std::uint8_t> datagram, const udp::endpoi
   services_.bytes_out->add(datagram.size());
 }
 
+void UdpEndpoint::send_all(DatagramBatch& batch) {
+  if (batch.empty()) return;
+  const BatchSendResult r = send_datagrams(socket_.native_handle(), batch.items());
+  batch.clear();
+  if (r.failed > 0) services_.send_failures->add(r.failed);
+  services_.packets_out->add(r.sent);
+  services_.bytes_out->add(r.bytes_sent);
+}
+
 void UdpEndpoint::receive() {
-  socket_.async_receive_from(asio::buffer(buffer_), sender_,
-                             [this](boost::system::error_code ec, std::size_t n) {
-                               if (ec == asio::error::operation_aborted || !socket_.is_open()) return;
-                               if (!ec) handle(std::span(buffer_.data(), n), sender_);
-                               receive();
-                             });
+  socket_.async_wait(udp::socket::wait_read, [this](boost::system::error_code ec) {
+    if (ec == asio::error::operation_aborted || !socket_.is_open()) return;
+    drain();
+  });
+}
+
+void UdpEndpoint::drain() {
+  // A few batches per turn, then the worker's other handlers (its matches' ticks) get theirs.
+  constexpr int kBatchesPerTurn = 4;
+  for (int i = 0; i < kBatchesPerTurn; ++i) {
+    const ReceiveResult r = receive_datagrams(socket_.native_handle(), *inbound_);
+    for (std::size_t k = 0; k < r.count; ++k)
+      handle_one(inbound_->datagram(k), inbound_->source(k));
+    post_packets();
+    // Only an empty socket may wait: the reactor wakes on the next arrival, never for datagrams that
+    // were already waiting.
+    if (r.drained) return receive();
+  }
+  asio::post(context_, [this] {
+    if (socket_.is_open()) drain();
+  });
 }
 
 void UdpEndpoint::handle(std::span<const std::uint8_t> datagram, const udp::endpoint& from) {
+  handle_one(datagram, from);
+  post_packets();
+}
+
+void UdpEndpoint::post_packets() {
+  for (MatchPackets& m : to_post_) {
+    Match* owner = m.match.get();
+    asio::post(owner->worker(), [match = std::move(m.match), packets = std::move(m.packets)]() mutable {
+      for (InboundPacket& p : packets)
+        match->on_packet(std::move(p.bytes), p.from);
+    });
+  }
+  to_post_.clear();
+}
+
+void UdpEndpoint::handle_one(std::span<const std::uint8_t> datagram, const udp::endpoint& from) {
   services_.packets_in->add();
   services_.bytes_in->add(datagram.size());
-  const std::string peer = to_address(from);
   const EnvelopeView view = verify_envelope(datagram, kMaxDatagramBytes);
   if (view.error != wire::ErrorCode::Ok) {
     // No reply: an unverifiable datagram may come from a spoofed address.
-    services_.rejections->reject(view.error, peer,
+    services_.rejections->reject(view.error, to_address(from),
                                  "datagram of " + std::to_string(datagram.size()) + " bytes");
     return;
   }
   const wire::Message type = view.envelope->message_type();
   // A connected client's packets are authenticated by its match: only everything else is pre-auth work.
-  if (type != wire::Message::Packet && !admit_preauth(from, peer)) return;
+  if (type != wire::Message::Packet && !admit_preauth(from)) return;
   switch (type) {
     case wire::Message::ConnectionRequest:
-      return on_connection_request(*view.envelope->message_as_ConnectionRequest(), datagram.size(), from,
-                                   peer);
+      return on_connection_request(*view.envelope->message_as_ConnectionRequest(), datagram.size(), from);
     case wire::Message::ChallengeResponse:
-      return on_challenge_response(*view.envelope->message_as_ChallengeResponse(), datagram.size(), from,
-                                   peer);
+      return on_challenge_response(*view.envelope->message_as_ChallengeResponse(), datagram.size(), from);
     case wire::Message::Packet:
-      return on_packet(*view.envelope->message_as_Packet(), datagram, from, peer);
+      return on_packet(*view.envelope->message_as_Packet(), datagram, from);
     default:
-      services_.rejections->reject(wire::ErrorCode::UnexpectedMessage, peer,
+      services_.rejections->reject(wire::ErrorCode::UnexpectedMessage, to_address(from),
                                    wire::EnumNameMessage(view.envelope->message_type()));
   }
 }
 
-bool UdpEndpoint::admit_preauth(const udp::endpoint& from, const std::string& peer) {
+bool UdpEndpoint::admit_preauth(const udp::endpoint& from) {
   if (preauth_.admit(from.address(), services_.steady_now())) return true;
   // No reply: a reply would be work too, and the source may be spoofed.
-  services_.rejections->reject(wire::ErrorCode::RateLimited, peer, "pre-authentication limit of the source");
+  services_.rejections->reject(wire::ErrorCode::RateLimited, to_address(from),
+                               "pre-authentication limit of the source");
   return false;
 }
 
@@ -116,7 +158,8 @@ void UdpEndpoint::deny(wire::ErrorCode code, std::size_t request_bytes, const ud
 }
 
 void UdpEndpoint::on_connection_request(const wire::ConnectionRequest& request, std::size_t request_bytes,
-                                        const udp::endpoint& from, const std::string& peer) {
+                                        const udp::endpoint& from) {
+  const std::string peer = to_address(from);
   if (request_bytes < kMinRequestBytes) {
     services_.rejections->reject(wire::ErrorCode::AmplificationRefused, peer, "unpadded connection request");
     return;
@@ -148,7 +191,8 @@ void UdpEndpoint::on_connection_request(const wire::ConnectionRequest& request, 
 }
 
 void UdpEndpoint::on_challenge_response(const wire::ChallengeResponse& response, std::size_t response_bytes,
-                                        const udp::endpoint& from, const std::string& peer) {
+                                        const udp::endpoint& from) {
+  const std::string peer = to_address(from);
   if (response_bytes < kMinRequestBytes) {
     services_.rejections->reject(wire::ErrorCode::AmplificationRefused, peer, "unpadded challenge response");
     return;
@@ -171,6 +215,7 @@ void UdpEndpoint::on_challenge_response(const wire::ChallengeResponse& response,
   // ending) releases it again so its holder can retry with the same token.
   const bool fresh =
       services_.replay_cache->spend(accepted.token_mac, accepted.expires_at, services_.unix_now());
+  post_packets();  // packets taken before this response reach the match before the connection does
   Match* owner = match.get();
   asio::post(owner->worker(),
              [match = std::move(match), accepted, from, fresh, cache = services_.replay_cache] {
@@ -181,25 +226,31 @@ void UdpEndpoint::on_challenge_response(const wire::ChallengeResponse& response,
 }
 
 void UdpEndpoint::on_packet(const wire::Packet& packet, std::span<const std::uint8_t> datagram,
-                            const udp::endpoint& from, const std::string& peer) {
+                            const udp::endpoint& from) {
   std::shared_ptr<Match> match = services_.find_match(packet.match_id());
   if (match == nullptr) {
-    if (!admit_preauth(from, peer)) return;
-    services_.rejections->reject(wire::ErrorCode::UnknownMatch, peer,
+    if (!admit_preauth(from)) return;
+    services_.rejections->reject(wire::ErrorCode::UnknownMatch, to_address(from),
                                  "packet for match " + std::to_string(packet.match_id()));
     return;
   }
   if (!match->admits(packet.client_id(), from)) {
-    if (!admit_preauth(from, peer)) return;
-    services_.rejections->reject(wire::ErrorCode::UnknownConnection, peer,
+    if (!admit_preauth(from)) return;
+    services_.rejections->reject(wire::ErrorCode::UnknownConnection, to_address(from),
                                  "packet for client " + std::to_string(packet.client_id()) + " of match " +
                                      std::to_string(packet.match_id()));
     return;
   }
-  Match* owner = match.get();
-  asio::post(owner->worker(),
-             [match = std::move(match), bytes = std::vector<std::uint8_t>(datagram.begin(), datagram.end()),
-              from]() mutable { match->on_packet(std::move(bytes), from); });
+  // Queued for one post per match and batch: a post may wake the owner's worker, a system call.
+  std::vector<std::uint8_t> bytes(datagram.begin(), datagram.end());
+  for (MatchPackets& m : to_post_) {
+    if (m.match == match) {
+      m.packets.push_back({std::move(bytes), from});
+      return;
+    }
+  }
+  to_post_.push_back({std::move(match), {}});
+  to_post_.back().packets.push_back({std::move(bytes), from});
 }
 
 }  // namespace shiftcast

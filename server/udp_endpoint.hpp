@@ -16,11 +16,14 @@
 #include <boost/asio/ip/udp.hpp>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "protocol/handshake.hpp"
 #include "protocol/wire_constants.hpp"
+#include "server/datagram_batch.hpp"
 #include "server/metrics.hpp"
 #include "server/rejections.hpp"
 #include "server/source_limiter.hpp"
@@ -29,6 +32,12 @@
 namespace shiftcast {
 
 class Match;
+
+// A connected client's datagram, verified by the endpoint, on its way to the match's worker.
+struct InboundPacket {
+  std::vector<std::uint8_t> bytes;
+  boost::asio::ip::udp::endpoint from;
+};
 
 struct UdpEndpointServices {
   const ServerKeys* keys = nullptr;
@@ -59,29 +68,39 @@ class UdpEndpoint {
   std::uint16_t port() const;
   // Worker thread only. A full socket buffer drops the datagram and counts it (UDP may lose it anyway).
   void send(std::span<const std::uint8_t> datagram, const boost::asio::ip::udp::endpoint& to);
+  // Worker thread only: every datagram of `batch` in order, as send() would (few system calls), then
+  // clears the batch.
+  void send_all(DatagramBatch& batch);
 
   // Handles one datagram as if it had just arrived (the receive loop's body).
   void handle(std::span<const std::uint8_t> datagram, const boost::asio::ip::udp::endpoint& from);
 
  private:
   void receive();
+  void drain();  // takes what is waiting (a few batches at most), then waits or comes back
+  void handle_one(std::span<const std::uint8_t> datagram, const boost::asio::ip::udp::endpoint& from);
+  void post_packets();  // hands the datagrams queued for each match to its worker, one post per match
   void on_connection_request(const wire::ConnectionRequest& request, std::size_t request_bytes,
-                             const boost::asio::ip::udp::endpoint& from, const std::string& peer);
+                             const boost::asio::ip::udp::endpoint& from);
   void on_challenge_response(const wire::ChallengeResponse& response, std::size_t response_bytes,
-                             const boost::asio::ip::udp::endpoint& from, const std::string& peer);
+                             const boost::asio::ip::udp::endpoint& from);
   void on_packet(const wire::Packet& packet, std::span<const std::uint8_t> datagram,
-                 const boost::asio::ip::udp::endpoint& from, const std::string& peer);
+                 const boost::asio::ip::udp::endpoint& from);
   void deny(wire::ErrorCode code, std::size_t request_bytes, const boost::asio::ip::udp::endpoint& to);
   // Charges one unit of pre-authentication work to `from`; false (refused, counted) when over its limit.
-  bool admit_preauth(const boost::asio::ip::udp::endpoint& from, const std::string& peer);
+  bool admit_preauth(const boost::asio::ip::udp::endpoint& from);
 
   boost::asio::io_context& context_;
   UdpEndpointServices services_;
   SourceLimiter preauth_;
   boost::asio::ip::udp::socket socket_;
-  boost::asio::ip::udp::endpoint sender_;
-  // One byte more than the largest datagram, so an oversized one is seen as such, not truncated to fit.
-  std::array<std::uint8_t, kMaxDatagramBytes + 1> buffer_{};
+  std::unique_ptr<InboundBatch> inbound_;
+  // Connected packets taken in this batch, by match, in arrival order; posted at the batch's end.
+  struct MatchPackets {
+    std::shared_ptr<Match> match;
+    std::vector<InboundPacket> packets;
+  };
+  std::vector<MatchPackets> to_post_;
 };
 
 std::string to_address(const boost::asio::ip::udp::endpoint& endpoint);  // "ip:port"

@@ -1,6 +1,7 @@
 #include "client-sim/sim_client.hpp"
 
 #include <algorithm>
+#include <boost/asio/post.hpp>
 #include <cmath>
 #include <utility>
 
@@ -93,20 +94,34 @@ void SimClient::start(double now) {
 }
 
 void SimClient::receive() {
-  socket_.async_receive(asio::buffer(buffer_), [this, alive = std::weak_ptr<char>(alive_)](
-                                                   const boost::system::error_code& ec, std::size_t n) {
-    if (alive.expired() || stopped_ || ec == asio::error::operation_aborted) return;
-    const double now = now_seconds();
-    // Other errors (an ICMP port unreachable from a server that is gone) are left to the session's
-    // timeout: the socket keeps listening.
-    if (!ec) on_received({buffer_.data(), n}, now);
-    for (int i = 0; i < kMaxDrainPerWakeup && !stopped_; ++i) {
-      boost::system::error_code again;
-      const std::size_t m = socket_.receive(asio::buffer(buffer_), 0, again);
-      if (again) break;
-      on_received({buffer_.data(), m}, now);
+  // A readiness wait, then plain non-blocking reads: an async_receive would first try a read of its own
+  // (Asio's speculative read, which fails when the socket was just drained), one system call per datagram
+  // more than needed.
+  socket_.async_wait(asio::ip::udp::socket::wait_read,
+                     [this, alive = std::weak_ptr<char>(alive_)](const boost::system::error_code& ec) {
+                       if (alive.expired() || stopped_ || ec == asio::error::operation_aborted) return;
+                       drain();
+                     });
+}
+
+void SimClient::drain() {
+  const double now = now_seconds();
+  for (int i = 0; i < kMaxDrainPerWakeup; ++i) {
+    boost::system::error_code ec;
+    const std::size_t n = socket_.receive(asio::buffer(buffer_), 0, ec);
+    // would_block: drained. Other errors (an ICMP port unreachable from a server that is gone) are left to
+    // the session's timeout: the socket keeps listening.
+    if (ec == asio::error::would_block || ec == asio::error::try_again) {
+      if (!stopped_) receive();
+      return;
     }
-    if (!stopped_) receive();
+    if (!ec) on_received({buffer_.data(), n}, now);
+    if (stopped_) return;
+  }
+  // More may be waiting: the readiness was consumed (edge-triggered), so read again after the other
+  // clients' work queued meanwhile rather than wait for the next datagram.
+  asio::post(socket_.get_executor(), [this, alive = std::weak_ptr<char>(alive_)] {
+    if (!alive.expired() && !stopped_) drain();
   });
 }
 

@@ -107,7 +107,8 @@ class SimClient final : public DeliveryTarget {
   wire::ErrorCode code() const { return session_.code(); }
 
  private:
-  void receive();
+  void receive();  // waits for the socket to be readable, then drain()
+  void drain();    // reads what the socket holds (a bounded batch), then waits again
   void on_datagram(std::span<const std::uint8_t> datagram, double now);
   void take_events();
   void take_acks();

@@ -1,5 +1,7 @@
 #include "client-sim/sim_client.hpp"
 
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <boost/asio/post.hpp>
 #include <cmath>
@@ -15,10 +17,6 @@ namespace asio = boost::asio;
 
 namespace {
 
-// Datagrams read straight after one the reactor reported, before waiting again: saves a trip through
-// the reactor per datagram when a burst of snapshots arrives, and bounds the turn so other clients'
-// datagrams on the same thread are not kept waiting.
-constexpr int kMaxDrainPerWakeup = 8;
 constexpr int kGoodbyeCopies = 3;        // as the server says goodbye: a lost goodbye would leave it waiting
 constexpr std::uint8_t kPlayerKind = 0;  // EntityState.kind
 constexpr std::uint32_t kPlayersLayer = 1;  // QueryFilter.mask bit of players
@@ -106,20 +104,27 @@ void SimClient::receive() {
 
 void SimClient::drain() {
   const double now = now_seconds();
-  for (int i = 0; i < kMaxDrainPerWakeup; ++i) {
-    boost::system::error_code ec;
-    const std::size_t n = socket_.receive(asio::buffer(buffer_), 0, ec);
-    // would_block: drained. Other errors (an ICMP port unreachable from a server that is gone) are left to
-    // the session's timeout: the socket keeps listening.
-    if (ec == asio::error::would_block || ec == asio::error::try_again) {
-      if (!stopped_) receive();
-      return;
-    }
-    if (!ec) on_received({buffer_.data(), n}, now);
-    if (stopped_) return;
+  // One recvmmsg takes what the socket holds, up to a batch, in one system call: fewer than a batch means
+  // the socket is empty now (a plain read loop would need a second, failing read to learn that). An error
+  // (would block after a spurious wakeup; an ICMP port unreachable from a server that is gone, left to
+  // the session's timeout) is consumed by the call: the socket keeps listening.
+  std::array<iovec, kReceiveBatch> parts{};
+  std::array<mmsghdr, kReceiveBatch> messages{};
+  for (std::size_t i = 0; i < kReceiveBatch; ++i) {
+    parts[i] = {buffers_[i].data(), buffers_[i].size()};
+    messages[i].msg_hdr.msg_iov = &parts[i];
+    messages[i].msg_hdr.msg_iovlen = 1;
   }
-  // More may be waiting: the readiness was consumed (edge-triggered), so read again after the other
-  // clients' work queued meanwhile rather than wait for the next datagram.
+  const int n = ::recvmmsg(socket_.native_handle(), messages.data(), kReceiveBatch, MSG_DONTWAIT, nullptr);
+  for (int i = 0; i < n && !stopped_; ++i)
+    on_received({buffers_[std::size_t(i)].data(), messages[std::size_t(i)].msg_len}, now);
+  if (stopped_) return;
+  if (n < int(kReceiveBatch)) {
+    receive();
+    return;
+  }
+  // A full batch: more may be waiting, and the readiness was consumed (edge-triggered), so read again
+  // after the other clients' work queued meanwhile rather than wait for the next datagram.
   asio::post(socket_.get_executor(), [this, alive = std::weak_ptr<char>(alive_)] {
     if (!alive.expired() && !stopped_) drain();
   });

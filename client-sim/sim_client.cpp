@@ -115,7 +115,8 @@ void SimClient::drain() {
     messages[i].msg_hdr.msg_iov = &parts[i];
     messages[i].msg_hdr.msg_iovlen = 1;
   }
-  const int n = ::recvmmsg(socket_.native_handle(), messages.data(), kReceiveBatch, MSG_DONTWAIT, nullptr);
+  const int n = ::recvmmsg(socket_.native_handle(), messages.data(), static_cast<unsigned>(kReceiveBatch),
+                           MSG_DONTWAIT, nullptr);
   for (int i = 0; i < n && !stopped_; ++i)
     on_received({buffers_[std::size_t(i)].data(), messages[std::size_t(i)].msg_len}, now);
   if (stopped_) return;

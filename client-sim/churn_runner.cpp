@@ -19,6 +19,7 @@
 #include "client-sim/churn_visitors.hpp"
 #include "client-sim/client_thread.hpp"
 #include "client-sim/http_get.hpp"
+#include "client-sim/process_cpu.hpp"
 #include "client-sim/prometheus_text.hpp"
 #include "client-sim/server_metrics.hpp"
 #include "client-sim/token_reply.hpp"
@@ -108,6 +109,7 @@ class ChurnRun {
   asio::ip::address host_;
   Clock::time_point epoch_ = Clock::now();
   Clock::time_point start_;
+  double cpu_start_ = 0;  // process_cpu_seconds() at start_
   double unix_now_ = 0;
   int matches_ = 0;
   int per_match_ = 0;
@@ -435,6 +437,7 @@ SimRunResult ChurnRun::run(const std::function<void()>& before_end_matches) {
                                                           .duration = options_.duration,
                                                           .seed = options_.seed});
   start_ = Clock::now();
+  cpu_start_ = process_cpu_seconds();
   running_ = true;
   auto next_progress = start_ + kProgressInterval;
   auto next_scrape = start_ + kInvariantScrapeInterval;
@@ -485,6 +488,7 @@ SimRunResult ChurnRun::run(const std::function<void()>& before_end_matches) {
     std::this_thread::sleep_for(kLoopStep);
   }
   result_.load_seconds = elapsed();
+  result_.load_cpu_seconds = process_cpu_seconds() - cpu_start_;
   finish_sessions();
   if (before_end_matches) before_end_matches();
   end_remaining_matches();

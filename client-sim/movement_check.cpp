@@ -16,9 +16,9 @@ MovementCheck::MovementCheck(const MotorConfig& config, const LevelMotorWorld& w
     : config_(config), world_(world, config), dt_(dt) {}
 
 Vec3 MovementCheck::step(std::uint64_t sequence, Vec3 feet, float yaw, MotorState& state,
-                         const PlayerInput& input) {
+                         const PlayerInput& input, std::uint64_t players_ack) {
   // One command per server tick: command `sequence` runs this many ticks after the snapshot's.
-  const std::uint64_t ahead = sequence > players_ack_ ? sequence - players_ack_ : 0;
+  const std::uint64_t ahead = sequence > players_ack ? sequence - players_ack : 0;
   world_.begin_move(feet, yaw, int(std::min<std::uint64_t>(ahead, kPredictionHistory)));
   return move_character(config_, world_, feet, state, input, dt_).position;
 }
@@ -31,11 +31,13 @@ void MovementCheck::start(Vec3 feet, std::uint64_t last_sequence) {
   last_sampled_ = last_sequence;
   players_ack_ = last_sequence;
   last_auth_ack_ = 0;
+  stale_ = false;
   history_.fill({});
 }
 
 Vec3 MovementCheck::predict(std::uint64_t sequence, const PlayerInput& input) {
-  feet_ = step(sequence, feet_, yaw_, state_, input);
+  catch_up(last_sequence_);
+  feet_ = step(sequence, feet_, yaw_, state_, input, players_ack_);
   yaw_ = input.yaw;
   last_sequence_ = sequence;
   Predicted& p = slot(sequence);
@@ -53,12 +55,14 @@ std::optional<float> MovementCheck::on_authoritative(std::uint64_t acked, Vec3 p
   Predicted& at = slot(acked);
   if (at.sequence != acked) {
     // Older than the history: nothing to compare with or replay; take the server's word.
+    catch_up(last_sequence_);  // the motor state stays the predicted one
     feet_ = settle(position);
     ++corrections_;
     last_auth_ack_ = acked;
     last_auth_pos_ = position;
     return std::nullopt;
   }
+  catch_up(acked);  // the history through `acked` is read below
   const float error = length(position - at.feet);
   if (error <= kSnapshotQuantizationError) {
     last_auth_ack_ = acked;
@@ -104,11 +108,13 @@ std::optional<float> MovementCheck::on_authoritative(std::uint64_t acked, Vec3 f
   if (at.sequence != acked) {
     // Older than the history: the later commands cannot be replayed; the server's state is still the
     // best start for the next one.
+    catch_up(last_sequence_);  // the history after it as an eager replay left it
     feet_ = feet;
     state_ = motor;
     ++corrections_;
     return std::nullopt;
   }
+  catch_up(acked);
   const float error = length(feet - at.feet);
   const MotorState& p = at.state;
   const bool same = error <= kExactPositionTolerance &&
@@ -125,17 +131,32 @@ std::optional<float> MovementCheck::on_authoritative(std::uint64_t acked, Vec3 f
 }
 
 void MovementCheck::replay_after(std::uint64_t acked) {
-  const Predicted& at = slot(acked);
+  // Whatever was still due from an earlier correction is superseded: it starts before `acked`.
+  stale_ = true;
+  stale_from_ = acked;
+  stale_players_ack_ = players_ack_;
+  if (!deferred_replay_ || acked == last_sequence_) catch_up(last_sequence_);
+}
+
+void MovementCheck::catch_up(std::uint64_t upto) {
+  if (!stale_ || upto < stale_from_) return;
+  upto = std::min(upto, last_sequence_);
+  // predict() catches up before it writes a slot, so the history still holds stale_from_ and after.
+  const Predicted& at = slot(stale_from_);
   Vec3 feet = at.feet;
   MotorState state = at.state;
   float yaw = at.input.yaw;
-  for (std::uint64_t s = acked + 1; s <= last_sequence_; ++s) {
+  for (std::uint64_t s = stale_from_ + 1; s <= upto; ++s) {
     Predicted& p = slot(s);
-    feet = step(s, feet, yaw, state, p.input);
+    feet = step(s, feet, yaw, state, p.input, stale_players_ack_);
     yaw = p.input.yaw;
     p.feet = feet;
     p.state = state;
+    ++replayed_commands_;
   }
+  stale_from_ = upto;
+  if (upto < last_sequence_) return;
+  stale_ = false;
   feet_ = feet;
   state_ = state;
 }

@@ -10,10 +10,14 @@ namespace shiftcast {
 
 PredictionWorld::PredictionWorld(const LevelMotorWorld& level, const MotorConfig& config)
     : level_(level), shape_(player_shape(config)) {
-  Entity probe;
-  probe.shape = shape_;
-  compute_entity_bounds(probe);
-  cull_radius_ = 2 * (probe.bound_radius + length(probe.local_center)) + kContactDistance;
+  // As Simulation::add_player makes a player, so the per-entity step sees what the server's sees. The
+  // bounds are the shape's, whatever the pose: computed once, not per player per snapshot.
+  prototype_.kind = EntityKind::kPlayer;
+  prototype_.shape = shape_;
+  prototype_.layer = kLayerPlayer;
+  prototype_.mask = kMaskPlayer;
+  compute_entity_bounds(prototype_);
+  cull_radius_ = 2 * (prototype_.bound_radius + length(prototype_.local_center)) + kContactDistance;
 }
 
 void PredictionWorld::set_players(std::span<const SnapshotPlayer> players, std::uint64_t snapshot_tick) {
@@ -37,15 +41,6 @@ void PredictionWorld::clear_players(std::uint64_t snapshot_tick) {
 }
 
 void PredictionWorld::add_player(const SnapshotPlayer& p) {
-  // As Simulation::add_player makes a player, so the per-entity step sees what the server's sees.
-  Entity e;
-  e.id = p.id;
-  e.kind = EntityKind::kPlayer;
-  e.shape = shape_;
-  e.pose = {p.feet, p.yaw};
-  e.layer = kLayerPlayer;
-  e.mask = kMaskPlayer;
-  compute_entity_bounds(e);
   Vec3 velocity{};
   if (tick_ != 0 && previous_tick_ != 0 && tick_ > previous_tick_ &&
       tick_ - previous_tick_ <= kMaxVelocityGapTicks) {
@@ -56,7 +51,9 @@ void PredictionWorld::add_player(const SnapshotPlayer& p) {
       if (length(velocity) > kMaxExtrapolatedStep) velocity = {};
     }
   }
-  others_.push_back(e);
+  Entity& e = others_.emplace_back(prototype_);
+  e.id = p.id;
+  e.pose = {p.feet, p.yaw};
   shown_.push_back(p.feet);
   velocity_.push_back(velocity);
   left_out_.push_back(0);

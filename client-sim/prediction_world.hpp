@@ -70,6 +70,7 @@ class PredictionWorld final : public MotorWorld {
  private:
   const LevelMotorWorld& level_;
   Shape shape_;
+  Entity prototype_;  // a player with its bounds, no id or pose: what add_player copies
   float yaw_ = 0;
   float cull_radius_ = 0;  // two players' bounding spheres and the contact distance
   EntityId own_ = kNoEntity;

@@ -192,6 +192,8 @@ std::string report_json(const SimReport& r) {
   w.value("invariant_violations", json_number(r.invariant_violations));
   w.value("server_cpu_percent", json_number(r.server_cpu_percent));
   w.value("server_cpu_percent_per_player", json_number(r.server_cpu_percent_per_player));
+  w.value("sim_cpu_percent", json_number(r.sim_cpu_percent));
+  w.value("sim_cpu_percent_per_client", json_number(r.sim_cpu_percent_per_client));
   if (r.churn.enabled) {
     w.open("churn", '{');
     for (const ChurnField& f : churn_fields(r.churn))

@@ -1,6 +1,9 @@
 #include "client-sim/sim_client.hpp"
 
+#include <sys/socket.h>
+
 #include <algorithm>
+#include <boost/asio/post.hpp>
 #include <cmath>
 #include <utility>
 
@@ -14,10 +17,6 @@ namespace asio = boost::asio;
 
 namespace {
 
-// Datagrams read straight after one the reactor reported, before waiting again: saves a trip through
-// the reactor per datagram when a burst of snapshots arrives, and bounds the turn so other clients'
-// datagrams on the same thread are not kept waiting.
-constexpr int kMaxDrainPerWakeup = 8;
 constexpr int kGoodbyeCopies = 3;        // as the server says goodbye: a lost goodbye would leave it waiting
 constexpr std::uint8_t kPlayerKind = 0;  // EntityState.kind
 constexpr std::uint32_t kPlayersLayer = 1;  // QueryFilter.mask bit of players
@@ -93,20 +92,42 @@ void SimClient::start(double now) {
 }
 
 void SimClient::receive() {
-  socket_.async_receive(asio::buffer(buffer_), [this, alive = std::weak_ptr<char>(alive_)](
-                                                   const boost::system::error_code& ec, std::size_t n) {
-    if (alive.expired() || stopped_ || ec == asio::error::operation_aborted) return;
-    const double now = now_seconds();
-    // Other errors (an ICMP port unreachable from a server that is gone) are left to the session's
-    // timeout: the socket keeps listening.
-    if (!ec) on_received({buffer_.data(), n}, now);
-    for (int i = 0; i < kMaxDrainPerWakeup && !stopped_; ++i) {
-      boost::system::error_code again;
-      const std::size_t m = socket_.receive(asio::buffer(buffer_), 0, again);
-      if (again) break;
-      on_received({buffer_.data(), m}, now);
-    }
-    if (!stopped_) receive();
+  // A readiness wait, then plain non-blocking reads: an async_receive would first try a read of its own
+  // (Asio's speculative read, which fails when the socket was just drained), one system call per datagram
+  // more than needed.
+  socket_.async_wait(asio::ip::udp::socket::wait_read,
+                     [this, alive = std::weak_ptr<char>(alive_)](const boost::system::error_code& ec) {
+                       if (alive.expired() || stopped_ || ec == asio::error::operation_aborted) return;
+                       drain();
+                     });
+}
+
+void SimClient::drain() {
+  const double now = now_seconds();
+  // One recvmmsg takes what the socket holds, up to a batch, in one system call: fewer than a batch means
+  // the socket is empty now (a plain read loop would need a second, failing read to learn that). An error
+  // (would block after a spurious wakeup; an ICMP port unreachable from a server that is gone, left to
+  // the session's timeout) is consumed by the call: the socket keeps listening.
+  std::array<iovec, kReceiveBatch> parts{};
+  std::array<mmsghdr, kReceiveBatch> messages{};
+  for (std::size_t i = 0; i < kReceiveBatch; ++i) {
+    parts[i] = {buffers_[i].data(), buffers_[i].size()};
+    messages[i].msg_hdr.msg_iov = &parts[i];
+    messages[i].msg_hdr.msg_iovlen = 1;
+  }
+  const int n = ::recvmmsg(socket_.native_handle(), messages.data(), static_cast<unsigned>(kReceiveBatch),
+                           MSG_DONTWAIT, nullptr);
+  for (int i = 0; i < n && !stopped_; ++i)
+    on_received({buffers_[std::size_t(i)].data(), messages[std::size_t(i)].msg_len}, now);
+  if (stopped_) return;
+  if (n < int(kReceiveBatch)) {
+    receive();
+    return;
+  }
+  // A full batch: more may be waiting, and the readiness was consumed (edge-triggered), so read again
+  // after the other clients' work queued meanwhile rather than wait for the next datagram.
+  asio::post(socket_.get_executor(), [this, alive = std::weak_ptr<char>(alive_)] {
+    if (!alive.expired() && !stopped_) drain();
   });
 }
 

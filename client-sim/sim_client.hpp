@@ -45,6 +45,9 @@ namespace shiftcast {
 inline constexpr double kAckBucketMs = 0.5;
 inline constexpr std::size_t kAckBuckets = 400;  // the last bucket also holds everything beyond 200 ms
 using AckHistogram = std::array<std::uint64_t, kAckBuckets>;
+// Datagrams one read takes from a client's socket (recvmmsg) before the client lets its thread's other
+// work run: a burst of snapshots costs one system call per batch, and the turn stays bounded.
+inline constexpr std::size_t kReceiveBatch = 4;
 
 // Running totals of one thread's clients, for the progress line (published by the thread each tick).
 struct SimThreadTotals {
@@ -107,7 +110,8 @@ class SimClient final : public DeliveryTarget {
   wire::ErrorCode code() const { return session_.code(); }
 
  private:
-  void receive();
+  void receive();  // waits for the socket to be readable, then drain()
+  void drain();    // reads what the socket holds (a bounded batch), then waits again
   void on_datagram(std::span<const std::uint8_t> datagram, double now);
   void take_events();
   void take_acks();
@@ -141,7 +145,7 @@ class SimClient final : public DeliveryTarget {
   bool started_ = false;
   bool stopped_ = false;
   double connected_at_ = 0;
-  std::array<std::uint8_t, kMaxDatagramBytes + 1> buffer_{};
+  std::array<std::array<std::uint8_t, kMaxDatagramBytes + 1>, kReceiveBatch> buffers_{};
 
   std::uint64_t last_snapshot_tick_ = 0;
   std::vector<Vec3> players_;  // feet of every player in the newest snapshot, reused

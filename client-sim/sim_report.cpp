@@ -253,6 +253,10 @@ SimReport make_report(const SimOptions& options, const SimRunResult& run, const 
     if (r.clients_connected > 0) r.server_cpu_percent_per_player = r.server_cpu_percent / r.clients_connected;
   }
 
+  if (run.load_seconds > 0)
+    r.sim_cpu_percent = std::max(0.0, run.load_cpu_seconds) / run.load_seconds * kPercent;
+  if (r.clients_connected > 0) r.sim_cpu_percent_per_client = r.sim_cpu_percent / r.clients_connected;
+
   // Churn: the matches ended during the run took their series with them; the runner read them as it went.
   r.churn = run.churn;
   if (r.churn.enabled && r.server_metrics_ok)
@@ -330,6 +334,8 @@ std::string format_report_table(const SimReport& r) {
   if (r.client_late_ticks > 0) {
     out += row("late client ticks", fmt::format("{} (the simulator was overloaded)", r.client_late_ticks));
   }
+  out += row("simulator cpu (% of one core)", fmt::format("{:.1f}", r.sim_cpu_percent));
+  out += row("  per client (%)", fmt::format("{:.4f}", r.sim_cpu_percent_per_client));
   out += "\nrates (per second, mean per client)\n";
   out += row("server ticks", fmt::format("{:.1f} ({} asked)", r.tick_rate_achieved, r.tick_rate));
   out += row("snapshots", fmt::format("{:.1f} ({} expected)", r.snapshot_rate_achieved,

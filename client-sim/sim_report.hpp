@@ -85,6 +85,10 @@ struct SimReport {
   std::uint64_t invariant_violations = 0;
   double server_cpu_percent = 0;  // of one core, between the two scrapes
   double server_cpu_percent_per_player = 0;
+  // The simulator's own CPU over the load (all its client threads), of one core, and per connected client:
+  // on a machine the two share, what the load tester leaves the server.
+  double sim_cpu_percent = 0;
+  double sim_cpu_percent_per_client = 0;
   std::vector<std::string> budgets_missed;  // "input_ack_p99_ticks 4.1 > 3", ...
   bool budgets_met = false;
   // Churn runs: what came and went (client-sim/churn_report.hpp); `clients` are then sessions, and

@@ -16,6 +16,7 @@
 
 #include "client-sim/churn_runner.hpp"
 #include "client-sim/client_thread.hpp"
+#include "client-sim/process_cpu.hpp"
 #include "client-sim/sim_client.hpp"
 #include "client-sim/token_reply.hpp"
 
@@ -244,6 +245,7 @@ SimRunResult run_simulation(const SimOptions& options, const SimLevel& level,
   // 5. The load.
   run.phase.store(Phase::kLoad, std::memory_order_release);
   const Clock::time_point load_start = Clock::now();
+  const double load_cpu_start = process_cpu_seconds();
   const Clock::time_point load_end = load_start + to_duration(options.duration);
   next_progress = load_start + kProgressInterval;
   while (Clock::now() < load_end) {
@@ -255,6 +257,7 @@ SimRunResult run_simulation(const SimOptions& options, const SimLevel& level,
     }
   }
   result.load_seconds = seconds_between(load_start, Clock::now());
+  result.load_cpu_seconds = process_cpu_seconds() - load_cpu_start;
 
   // 6. Goodbyes, then the threads end.
   run.phase.store(Phase::kStop, std::memory_order_release);

@@ -52,8 +52,9 @@ struct SimRunResult {
   std::string error;  // non-empty: the run could not happen (server unreachable, admin refused, ...)
   std::vector<std::uint32_t> match_ids;
   std::vector<SimClientStats> clients;
-  double load_seconds = 0;     // how long the measured load ran
-  double connect_seconds = 0;  // from the first request to the last client connected
+  double load_seconds = 0;      // how long the measured load ran
+  double load_cpu_seconds = 0;  // the simulator's own CPU (all its threads) over those seconds
+  double connect_seconds = 0;   // from the first request to the last client connected
   // Client ticks a client thread skipped because it fell more than a period behind: the simulator itself
   // was overloaded, and its latencies say as much about this machine as about the server.
   std::uint64_t late_client_ticks = 0;

@@ -691,6 +691,27 @@ TEST(MakeReport, ServerCpuIsOverTheTimeBetweenScrapes) {
   EXPECT_NE(format_report_table(r).find("7 (the simulator was overloaded)"), std::string::npos);
 }
 
+TEST(MakeReport, SimulatorCpuIsOverTheLoadPerConnectedClient) {
+  SimRunResult run = troubled_run();  // 10 s of load, 2 of its 4 clients connected
+  run.load_cpu_seconds = 3;
+  SimReport r = make_report(report_options(), run, kBefore, kAfter);
+  EXPECT_DOUBLE_EQ(r.sim_cpu_percent, 3.0 / 10 * 100);
+  EXPECT_DOUBLE_EQ(r.sim_cpu_percent_per_client, 30.0 / 2);
+  const std::string table = format_report_table(r);
+  const std::size_t line = table.find("simulator cpu (% of one core)");
+  ASSERT_NE(line, std::string::npos);
+  EXPECT_EQ(table.substr(line, table.find('\n', line) - line).substr(32),
+            "30.0");          // the label column, then the figure
+  run.load_cpu_seconds = -1;  // a clock that went backwards gives 0, never a negative share
+  EXPECT_EQ(make_report(report_options(), run, kBefore, kAfter).sim_cpu_percent, 0);
+  SimRunResult nobody;
+  nobody.load_seconds = 10;
+  nobody.load_cpu_seconds = 1;
+  const SimReport empty = make_report(report_options(), nobody, kBefore, kAfter);
+  EXPECT_DOUBLE_EQ(empty.sim_cpu_percent, 10);
+  EXPECT_EQ(empty.sim_cpu_percent_per_client, 0);  // no client connected: no per-client share
+}
+
 // ---- Output ---------------------------------------------------------------------------------------
 
 TEST(ReportJson, HasEveryRequiredKeyWithTheReportsValues) {
@@ -714,6 +735,8 @@ TEST(ReportJson, HasEveryRequiredKeyWithTheReportsValues) {
                           "movement_error",
                           "server_cpu_percent",
                           "server_cpu_percent_per_player",
+                          "sim_cpu_percent",
+                          "sim_cpu_percent_per_client",
                           "invariant_violations",
                           "event_order_violations",
                           "snapshot_continuity_violations",
@@ -747,6 +770,8 @@ TEST(ReportJson, HasEveryRequiredKeyWithTheReportsValues) {
   EXPECT_EQ(j["server_tick_ms"]["count"].number, 10);
   EXPECT_EQ(j["rpc_errors_by_code"]["RateLimited"].number, 2);
   EXPECT_EQ(j["movement_error"]["p999"].number, r.movement_error.p999);
+  EXPECT_EQ(j["sim_cpu_percent"].number, r.sim_cpu_percent);
+  EXPECT_EQ(j["sim_cpu_percent_per_client"].number, r.sim_cpu_percent_per_client);
   EXPECT_EQ(j["level"].string, "arena");
   EXPECT_EQ(j["budgets_met"].kind, Json::Kind::kBool);
   EXPECT_FALSE(j["budgets_met"].boolean);

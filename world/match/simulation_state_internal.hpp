@@ -110,6 +110,7 @@ struct SimulationState {
   std::vector<PushedEntity> pushed;
   std::vector<PendingHit> pending_hits;
   std::vector<std::pair<EntityId, EntityId>> pairs;
+  std::vector<Vec3d> centres;  // check_pairs_and_invariants: bounding_centre by entity index
   std::vector<Entity> spawned;
   std::vector<EntityId> sleepers;
 

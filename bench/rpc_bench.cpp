@@ -32,6 +32,7 @@
 #include "server/logging.hpp"
 #include "server/match_registry.hpp"
 #include "server/server.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace {
 
@@ -116,12 +117,12 @@ Options parse_options(int argc, char** argv) {
 ServerConfig bench_config(const Options& o) {
   ServerConfig c;
   c.udp_port = 0;
-  c.rpc_port = 0;
+  c.rpc.port = 0;
   c.http_port = 0;
   c.threads = o.threads;
   c.rpc_threads = o.rpc_threads;
-  c.rpc_rate = kUnlimitedRate;
-  c.rpc_burst = kUnlimitedBurst;
+  c.rpc.rate = kUnlimitedRate;
+  c.rpc.burst = kUnlimitedBurst;
   c.config_dir = SHIFTCAST_SOURCE_DIR;
   c.config_file = "shiftcast-rpc-bench";
   c.token_key_file = "configs/keys/dev-token.key";
@@ -135,11 +136,6 @@ ServerConfig bench_config(const Options& o) {
   match.seed = o.seed;
   c.matches.push_back(match);
   return c;
-}
-
-// 24 random bits to [0, 1): the standard distributions are implementation-defined, this is not.
-float unit_float(std::mt19937& rng) {
-  return float(rng() >> 8) * (1.0f / 16777216.0f);
 }
 
 std::vector<BenchRay> make_rays(const BspTree& tree, std::uint32_t seed, int connection) {

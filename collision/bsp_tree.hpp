@@ -83,6 +83,9 @@ enum class BspLoadError : std::uint8_t {
   kTooDeep,   // a path longer than kMaxTreeDepth
 };
 
+// What check() found, in words for a load error message ("bad child (out of range ...)").
+const char* to_string(BspLoadError error);
+
 class BspTree {
  public:
   BspTree() = default;

@@ -47,13 +47,13 @@ inline bool is_cylinder_box(const Shape& a, const Shape& b) {
 }
 
 // The closed form above, the cylinder as a (normal from the cylinder towards the box, witnesses with
-// point_b − point_a = distance · normal). Exact up to double rounding. (collision/narrow_phase.cpp)
+// point_b − point_a = distance · normal). Exact up to double rounding.
 ShapeDistance cylinder_box_distance(const PosedCylinder& a, const PosedBox& b);
 
 // The analytic time of impact of a cylinder–box pair (either order) whose sets do not turn: the box's
 // yaw is constant and the cylinder's is constant or irrelevant (yaw_symmetric). Same contract as
 // round_time_of_impact (collision/round_toi.hpp): inputs already valid, method kAnalytic, steps = Newton
-// iterations. (collision/round_toi.cpp)
+// iterations.
 Toi cylinder_box_time_of_impact(const Shape& a, const Motion& motion_a, const Shape& b,
                                 const Motion& motion_b, const ToiOptions& options);
 

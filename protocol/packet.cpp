@@ -1,5 +1,6 @@
 #include "protocol/packet.hpp"
 
+#include "protocol/detail/byte_order.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/wire_constants.hpp"
 
@@ -8,25 +9,19 @@ namespace {
 
 constexpr std::size_t kPacketAssociatedDataBytes = 39;
 
-template <typename T>
-void put_le(std::vector<std::uint8_t>& out, T value) {
-  for (std::size_t i = 0; i < sizeof(T); ++i)
-    out.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
-}
-
 }  // namespace
 
 std::vector<std::uint8_t> packet_associated_data(const PacketHeader& header, Direction direction) {
   std::vector<std::uint8_t> out;
   out.reserve(kPacketAssociatedDataBytes);
   out.insert(out.end(), kFileIdentifier, kFileIdentifier + flatbuffers::kFileIdentifierLength);
-  put_le(out, kProtocolVersion);
-  put_le(out, static_cast<std::uint8_t>(direction));
-  put_le(out, header.match_id);
-  put_le(out, header.client_id);
-  put_le(out, header.sequence);
-  put_le(out, header.ack);
-  put_le(out, header.ack_bits);
+  detail::append_le(out, kProtocolVersion);
+  detail::append_le(out, static_cast<std::uint8_t>(direction));
+  detail::append_le(out, header.match_id);
+  detail::append_le(out, header.client_id);
+  detail::append_le(out, header.sequence);
+  detail::append_le(out, header.ack);
+  detail::append_le(out, header.ack_bits);
   return out;
 }
 

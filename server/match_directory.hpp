@@ -18,6 +18,7 @@
 #include "collision/bsp_tree.hpp"
 #include "server/contact_feed.hpp"
 #include "shiftcast_generated.h"
+#include "world/match_defaults.hpp"
 #include "world/match_recording.hpp"
 #include "world/tick_history.hpp"
 
@@ -44,7 +45,7 @@ struct MatchHealth {
 
 struct CreateMatchSpec {
   std::string level;  // a level name from the server's config
-  int max_players = 32;
+  int max_players = kDefaultMaxPlayers;
   int props = 0;
   std::uint32_t seed = 1;
   int tick_rate = 0;      // 0: the server's

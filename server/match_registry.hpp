@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "server/match.hpp"
+#include "world/match_defaults.hpp"
 
 namespace shiftcast {
 
@@ -31,9 +32,9 @@ inline constexpr int kMinTickRate = 20;
 inline constexpr int kMaxTickRate = 128;
 
 struct MatchDefaults {
-  int tick_rate = 64;
-  int snapshot_rate = 32;
-  int max_players = 32;  // the cap a CreateMatch may ask for
+  int tick_rate = kDefaultTickRate;
+  int snapshot_rate = kDefaultSnapshotRate;
+  int max_players = kDefaultMaxPlayers;  // the cap a CreateMatch may ask for
   int max_matches = 64;
   ConnectionSettings connection;
   double shutdown_flush_s = 1;

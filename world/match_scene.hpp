@@ -34,6 +34,7 @@
 #include "collision/aabb.hpp"
 #include "world/bot_driver.hpp"
 #include "world/level.hpp"
+#include "world/match_defaults.hpp"
 #include "world/navmesh.hpp"
 #include "world/simulation.hpp"
 
@@ -96,7 +97,7 @@ struct MatchSceneResult {
 // period differ from SimulationConfig's defaults (the period's default depends on the build, so a replay
 // passes the recorded one).
 struct HostedMatchSetup {
-  int tick_rate = 64;
+  int tick_rate = kDefaultTickRate;
   int props = 0;
   std::uint32_t seed = 1;
   int level_check_period = kDefaultLevelCheckPeriod;

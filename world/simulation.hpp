@@ -39,6 +39,7 @@
 #include "world/entity.hpp"
 #include "world/filters.hpp"
 #include "world/grid.hpp"
+#include "world/match_defaults.hpp"
 #include "world/mover_path.hpp"
 #include "world/player_input.hpp"
 #include "world/prop_model.hpp"
@@ -72,7 +73,7 @@ inline constexpr int kDefaultLevelCheckPeriod = 1;
 #endif
 
 struct SimulationConfig {
-  int tick_rate = 64;  // Hz, 20..128
+  int tick_rate = kDefaultTickRate;  // Hz, 20..128
   MotorConfig motor;
   float grid_cell = 0;  // 0: Grid::derive_cell_size from the largest entity added before the first step
   float projectile_radius = 4;

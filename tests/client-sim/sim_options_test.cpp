@@ -58,7 +58,8 @@ class SimOptionsTest : public ::testing::Test {
   }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
-  // A server config in configs/server.toml's shape, with keys the sim must ignore.
+  // A server config in configs/server.toml's shape, with keys the sim must ignore (it reads the file with
+  // the server's own reader, so a section the server does not know is refused here too).
   std::string server_config(const std::string& network_extra = "",
                             const std::string& key_file = "keys/admin.key") {
     return write("server.toml",
@@ -68,7 +69,7 @@ class SimOptionsTest : public ::testing::Test {
                      "\n[match]\ntick_rate = 100\n[security]\ntoken_key_file = \"nope.key\"\n"
                      "admin_key_file = \"" +
                      key_file +
-                     "\"\n[future_section]\nanything = 1\n"
+                     "\"\n"
                      "[[level]]\nname = \"arena\"\npath = \"levels/arena.map\"\n"
                      "[[level]]\nname = \"fallen\"\npath = \"levels/missing.bsp\"\n"
                      "fallback = \"levels/other.map\"\n"
@@ -288,17 +289,17 @@ TEST_F(SimOptionsTest, ServerConfigProblemsAreRefusedWithTheirReason) {
   std::string syntax = write("syntax.toml", "[network]\nrpc_port = = 3\n");
   EXPECT_NE(error_with(syntax).find(syntax + ":2:"), std::string::npos) << error_with(syntax);
   std::string typed = write("typed.toml", "[network]\nrpc_port = \"x\"\n[security]\nadmin_key_file = 3\n");
-  EXPECT_NE(error_with(typed).find("[network] rpc_port: must be an integer"), std::string::npos);
-  EXPECT_NE(error_with(typed).find("[security] admin_key_file: must be a string"), std::string::npos);
+  EXPECT_NE(error_with(typed).find("[network] rpc_port: expected an integer"), std::string::npos);
+  EXPECT_NE(error_with(typed).find("[security] admin_key_file: expected a string"), std::string::npos);
   std::string any_port = write("any.toml",
                                "[network]\nrpc_port = 0\n[security]\nadmin_key_file = \"keys/admin.key\"\n"
                                "[[level]]\nname = \"arena\"\npath = \"levels/arena.map\"\n");
   EXPECT_NE(error_with(any_port).find("rpc port 0: must be 1..65535"), std::string::npos);
   EXPECT_EQ(error_with(any_port, {"--rpc-port", "7"}), "");
   std::string big_port = write("big.toml", "[network]\nhttp_port = 70000\n");
-  EXPECT_NE(error_with(big_port).find("[network] http_port = 70000: not a port"), std::string::npos);
+  EXPECT_NE(error_with(big_port).find("[network] http_port = 70000: must be 0..65535"), std::string::npos);
   EXPECT_NE(error_with(server_config("", "keys/missing.key"))
-                .find("admin key file " + path("keys/missing.key") + ": cannot be read"),
+                .find("admin key file: cannot read " + path("keys/missing.key")),
             std::string::npos);
   EXPECT_NE(error_with(server_config("", "keys/empty.key")).find("the first line is empty"),
             std::string::npos);

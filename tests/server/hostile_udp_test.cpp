@@ -23,8 +23,8 @@
 
 #include "protocol/envelope.hpp"
 #include "protocol/packet.hpp"
-#include "server/development_keys.hpp"
-#include "server/server_config.hpp"
+#include "server/config/development_keys.hpp"
+#include "server/config/server_config.hpp"
 #include "server/source_limiter.hpp"
 #include "server/token_replay_cache.hpp"
 #include "tests/server/server_fixture.hpp"

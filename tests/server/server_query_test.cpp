@@ -8,6 +8,7 @@
 
 #include "protocol/snapshot_delta.hpp"
 #include "tests/server/server_fixture.hpp"
+#include "tests/support/seeded_random.hpp"
 #include "world/character_motor.hpp"
 #include "world/compiled_level.hpp"
 #include "world/world_query.hpp"
@@ -87,7 +88,7 @@ TEST_F(ServerQueryTest, RaycastsOverRpcEqualTheWorldQueryOnTheSameLevel) {
   const CompiledLevel arena = compile_arena();
   RpcTestClient rpc(server_.ports().rpc);
   std::mt19937 rng(20261121);
-  std::uniform_real_distribution<float> coord(-1000, 1000), height(1, 500), dir(-1, 1);
+  UniformReal<float> coord(-1000, 1000), height(1, 500), dir(-1, 1);
   for (int i = 0; i < 200; ++i) {
     const Vec3 o{coord(rng), coord(rng), height(rng)};
     Vec3 d{dir(rng), dir(rng), dir(rng)};

@@ -24,6 +24,7 @@
 
 #include "server/match_directory.hpp"
 #include "world/compiled_level.hpp"
+#include "world/match_defaults.hpp"
 #include "world/match_scene.hpp"
 #include "world/navmesh.hpp"
 
@@ -41,7 +42,7 @@ struct SimLevel {
 };
 
 struct SimMatchOptions {
-  int tick_rate = 64;
+  int tick_rate = kDefaultTickRate;
   int projectiles = 24;          // kept about this many in flight
   float settle_seconds = 0.25f;  // MatchScene's settling ticks before the first published one counts
 };

@@ -12,6 +12,7 @@
 
 #include "client-sim/sim_options.hpp"
 #include "server/config/server_config.hpp"
+#include "tests/support/sim_args.hpp"
 
 namespace shiftcast {
 namespace {
@@ -19,12 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 SimOptions parse(std::vector<std::string> args) {
-  args.insert(args.begin(), "shiftcast-sim");
-  std::vector<char*> argv;
-  for (std::string& a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  return parse_sim_options(static_cast<int>(args.size()), argv.data());
+  return parse_sim_args(std::move(args));
 }
 
 // What the server takes from the config for each value the load tester needs (server/server.cpp and

@@ -3,6 +3,7 @@
 // shipped profiles load against the shipped server config, and default.toml states the code's defaults;
 // every validation error is reported with its reason, several at once.
 #include "client-sim/sim_options.hpp"
+#include "tests/support/sim_args.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,12 +20,7 @@ namespace fs = std::filesystem;
 const std::string kSourceDir = SHIFTCAST_SOURCE_DIR;
 
 SimOptions parse(std::vector<std::string> args) {
-  args.insert(args.begin(), "shiftcast-sim");
-  std::vector<char*> argv;
-  for (std::string& a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  return parse_sim_options(static_cast<int>(args.size()), argv.data());
+  return parse_sim_args(std::move(args));
 }
 
 // The SimUsageError message parsing `args` throws; "" when they parse.

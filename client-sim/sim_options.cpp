@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "client-sim/sim_config_files.hpp"
+#include "server/config/tick_rates.hpp"
 
 namespace shiftcast {
 namespace {
@@ -24,8 +25,6 @@ using sim_config_files::read_server_config;
 using sim_config_files::server_host;
 
 constexpr int kMaxClientsPerMatch = 1024;
-constexpr int kMinTickRate = 20;  // the server's own range for [match] tick_rate
-constexpr int kMaxTickRate = 128;
 constexpr int kMaxThreads = 1024;
 
 // ---- Values of flags -------------------------------------------------------------------------------

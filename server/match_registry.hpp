@@ -27,9 +27,6 @@ struct MatchWorker {
 
 // Props a CreateMatch may ask for: each is placed at a random walkable point (world/match_scene.hpp).
 inline constexpr int kMaxPropsPerMatch = 512;
-// The tick rates a match may run at (DESIGN.md: 20-128 Hz).
-inline constexpr int kMinTickRate = 20;
-inline constexpr int kMaxTickRate = 128;
 
 struct MatchDefaults {
   int tick_rate = kDefaultTickRate;

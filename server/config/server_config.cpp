@@ -23,7 +23,9 @@
 #include "protocol/wire_constants.hpp"
 #include "server/config/config_settings.hpp"
 #include "server/config/development_keys.hpp"
-#include "server/logging.hpp"
+#include "server/config/ip_address.hpp"
+#include "server/config/log_level.hpp"
+#include "server/config/tick_rates.hpp"
 
 namespace shiftcast {
 namespace {
@@ -53,8 +55,6 @@ using config_settings::Value;
 using config_settings::value_of;
 using config_settings::value_of_text;
 
-constexpr int kMinTickRate = 20;
-constexpr int kMaxTickRate = 128;  // the design's range: beyond it a tick's work no longer fits its period
 // Past these a value is a typo (an extra digit), not a deployment.
 constexpr double kMaxThreads = 1024;
 constexpr double kMaxTimeoutSeconds = 3600;

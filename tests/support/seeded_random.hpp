@@ -42,6 +42,17 @@ inline double uniform_double(std::mt19937& rng, double lo, double hi) {
   return lo + (hi - lo) * unit_double(rng);
 }
 
+// The high 64 bits of the 128-bit product a · b, from 32-bit halves (no 128-bit type, which ISO C++
+// lacks). The middle sum cannot overflow: (2^32 − 1)² + 2 · (2^32 − 1) = 2^64 − 1.
+inline std::uint64_t multiply_high(std::uint64_t a, std::uint64_t b) {
+  constexpr std::uint64_t kLow = 0xFFFFFFFFull;
+  const std::uint64_t low_low = (a & kLow) * (b & kLow);
+  const std::uint64_t high_low = (a >> 32) * (b & kLow);
+  const std::uint64_t low_high = (a & kLow) * (b >> 32);
+  const std::uint64_t middle = (low_low >> 32) + (high_low & kLow) + low_high;
+  return (a >> 32) * (b >> 32) + (high_low >> 32) + (middle >> 32);
+}
+
 // Uniform in [lo, hi], both included. The draw is scaled by multiplication (Lemire's method without the
 // rejection step): one output for a span of at most 2^32 values, a 64-bit draw of two outputs (first
 // output high) beyond. The bias, at most span / 2^32 (or / 2^64), is far below anything a test measures.
@@ -56,7 +67,7 @@ T uniform_int(std::mt19937& rng, T lo, T hi) {
   const std::uint64_t high = rng();
   const std::uint64_t draw = (high << 32) | std::uint64_t(rng());
   if (span == ~std::uint64_t{0}) return T(U(U(lo) + U(draw)));
-  return T(U(U(lo) + U((static_cast<unsigned __int128>(draw) * (span + 1)) >> 64)));
+  return T(U(U(lo) + U(multiply_high(draw, span + 1))));
 }
 
 // The same mappings with the call shape of the std distributions, for code that keeps one per range.

@@ -48,6 +48,19 @@ TEST(SeededRandom, IntegerSpanOfAPowerOfTwoTakesTheTopBits) {
       std::int64_t(((high << 32) | low) ^ (std::uint64_t{1} << 63)));
 }
 
+TEST(SeededRandom, MultiplyHighIsTheTopHalfOfTheProduct) {
+  // Closed forms: (2^64 − 1)² = 2^128 − 2^65 + 1, whose top half is 2^64 − 2; 2^63 · 6 = 3 · 2^64.
+  EXPECT_EQ(multiply_high(~std::uint64_t{0}, ~std::uint64_t{0}), ~std::uint64_t{0} - 1);
+  EXPECT_EQ(multiply_high(std::uint64_t{1} << 63, 6), 3u);
+  EXPECT_EQ(multiply_high(0xFFFFFFFFull, 0xFFFFFFFFull), 0u);
+  // Against the product of two 32-bit values shifted into place: (x · 2^32) · (y · 2^32) = x · y · 2^64.
+  std::mt19937 rng(5);
+  for (int i = 0; i < 1000; ++i) {
+    const std::uint64_t x = rng(), y = rng();
+    ASSERT_EQ(multiply_high(x << 32, y << 32), x * y);
+  }
+}
+
 TEST(SeededRandom, IntegersCoverTheirRangeEvenly) {
   std::mt19937 rng(3);
   std::vector<int> counts(7, 0);

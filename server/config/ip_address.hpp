@@ -3,7 +3,7 @@
 // load tester can read the server's config without linking Asio.
 //
 //   if (!is_ip_address(text)) error("not an IP address");
-//   if (!is_loopback_address(config.rpc_bind_address)) refuse_open_reads();
+//   if (!is_loopback_address(config.rpc.bind_address)) refuse_open_reads();
 #pragma once
 
 #include <string_view>

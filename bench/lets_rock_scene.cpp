@@ -9,6 +9,7 @@
 
 #include "collision/brush.hpp"
 #include "world/match/mover_path.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast::bench {
 namespace {
@@ -20,7 +21,7 @@ constexpr double kTau = 2 * std::numbers::pi;
 class Rng {
  public:
   explicit Rng(std::uint32_t seed) : engine_(seed) {}
-  double uniform(double lo, double hi) { return lo + (hi - lo) * double(engine_() >> 8) * 0x1p-24; }
+  double uniform(double lo, double hi) { return lo + (hi - lo) * double(unit_float(engine_)); }
   double sign() { return (engine_() >> 31) != 0 ? 1.0 : -1.0; }
 
  private:

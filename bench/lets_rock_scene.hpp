@@ -30,6 +30,7 @@
 #include "world/match/entity.hpp"
 #include "world/match/filters.hpp"
 #include "world/match/prop_model.hpp"
+#include "world/match/match_defaults.hpp"
 
 namespace shiftcast::bench {
 
@@ -39,8 +40,8 @@ inline constexpr float kLetsRockReach = 0.25f;
 
 struct LetsRockOptions {
   int players = 30;
-  int projectiles = 8;  // rockets in flight at any time
-  int tick_rate = 64;   // Hz: the simulation's default
+  int projectiles = 8;               // rockets in flight at any time
+  int tick_rate = kDefaultTickRate;  // Hz: the simulation's default
   std::uint32_t seed = 1997;
 };
 

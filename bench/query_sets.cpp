@@ -1,4 +1,5 @@
 #include "bench/query_sets.hpp"
+#include "tests/support/seeded_random.hpp"
 
 #include <cmath>
 #include <random>
@@ -12,22 +13,14 @@ constexpr float kCylinderMaxPitchSine = 0.5f;
 // A cap on start attempts per query makes a level that is mostly solid come back short instead of hang.
 constexpr std::size_t kMaxStartAttemptsPerQuery = 64;
 
-// Uniform in [0, 1) from the top 24 bits of the raw generator (all a float holds).
-float unit_float(std::mt19937& rng) {
-  return float(rng() >> 8) * (1.0f / 16777216.0f);
-}
-float uniform(std::mt19937& rng, float lo, float hi) {
-  return lo + (hi - lo) * unit_float(rng);
-}
-
 float motion_length(std::mt19937& rng, MotionLength length) {
   switch (length) {
     case MotionLength::kShort:
       return 16.0f * (1.0f - unit_float(rng));  // (0, 16]: a zero-length motion is a different query
     case MotionLength::kMedium:
-      return uniform(rng, 16.0f, 256.0f);
+      return uniform_float(rng, 16.0f, 256.0f);
     case MotionLength::kLong:
-      return uniform(rng, 2048.0f, 4096.0f);
+      return uniform_float(rng, 2048.0f, 4096.0f);
   }
   return 0.0f;
 }
@@ -35,11 +28,11 @@ float motion_length(std::mt19937& rng, MotionLength length) {
 Vec3 motion_direction(std::mt19937& rng, QueryKind kind) {
   // Uniform in z is uniform on the sphere (Archimedes), so rays and spheres have no preferred direction.
   const float max_sine = kind == QueryKind::kCylinder ? kCylinderMaxPitchSine : 1.0f;
-  const float sin_pitch = uniform(rng, -max_sine, max_sine);
+  const float sin_pitch = uniform_float(rng, -max_sine, max_sine);
   // The heading by rejection from the unit disc: sqrt is correctly rounded everywhere, cos/sin are not.
   for (;;) {
-    const float x = uniform(rng, -1.0f, 1.0f);
-    const float y = uniform(rng, -1.0f, 1.0f);
+    const float x = uniform_float(rng, -1.0f, 1.0f);
+    const float y = uniform_float(rng, -1.0f, 1.0f);
     const float s = x * x + y * y;
     if (s > 1e-2f && s <= 1.0f) {
       const float horizontal = std::sqrt(1.0f - sin_pitch * sin_pitch) / std::sqrt(s);
@@ -71,8 +64,9 @@ std::vector<Query> make_query_set(const BspTree& tree, const Shape& shape, Query
   queries.reserve(count);
   for (std::size_t attempt = 0; attempt < kMaxStartAttemptsPerQuery * count && queries.size() < count;
        ++attempt) {
-    const Vec3 from{uniform(rng, box.min.x, box.max.x), uniform(rng, box.min.y, box.max.y),
-                    uniform(rng, box.min.z, box.min.z + start_height_fraction * (box.max.z - box.min.z))};
+    const Vec3 from{
+        uniform_float(rng, box.min.x, box.max.x), uniform_float(rng, box.min.y, box.max.y),
+        uniform_float(rng, box.min.z, box.min.z + start_height_fraction * (box.max.z - box.min.z))};
     // Drawn before the free-space test so every attempt consumes the same numbers: a change to the tree
     // that frees or fills a few starts changes only those queries, not every one after them.
     const Vec3 direction = motion_direction(rng, kind);

@@ -5,7 +5,6 @@
 #include <toml++/toml.h>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -221,93 +220,31 @@ void load_profile(const std::string& path, SimOptions& o, std::vector<std::strin
 
 // ---- The server's config --------------------------------------------------------------------------
 
-namespace {
-
-std::string resolve(const fs::path& dir, const std::string& path) {
-  if (path.empty() || fs::path(path).is_absolute()) return path;
-  return (dir / path).lexically_normal().string();
-}
-
-// The node at table.key as a T, or nullopt when absent; a wrong type is an error.
-template <class T>
-std::optional<T> read_key(const std::string& file, const toml::table* table, std::string_view section,
-                          std::string_view key, std::vector<std::string>& errors) {
-  if (!table) return std::nullopt;
-  const toml::node* node = table->get(key);
-  if (!node) return std::nullopt;
-  if (auto v = node->value_exact<T>()) return *v;
-  errors.push_back(fmt::format("{}: [{}] {}: must be {}", where(file, *node), section, key,
-                               std::is_same_v<T, std::string> ? "a string" : "an integer"));
-  return std::nullopt;
-}
-
-std::optional<std::int64_t> read_port(const std::string& file, const toml::table* table, std::string_view key,
-                                      std::vector<std::string>& errors) {
-  std::optional<std::int64_t> port = read_key<std::int64_t>(file, table, "network", key, errors);
-  if (port && (*port < 0 || *port > kMaxPort)) {
-    errors.push_back(fmt::format("{}: [network] {} = {}: not a port", file, key, *port));
+std::optional<ServerConfig> read_server_config(const std::string& path, std::vector<std::string>& errors) {
+  if (!is_file(path)) throw SimUsageError(fmt::format("server config {}: no such file", path));
+  try {
+    return load_server_config(path);
+  } catch (const ConfigError& e) {
+    errors.push_back(e.what());
     return std::nullopt;
   }
-  return port;
 }
 
-}  // namespace
-
-ServerFile read_server_file(const std::string& path, std::vector<std::string>& errors) {
-  toml::table root = parse_toml_file(path, "server config");
-  const fs::path dir = fs::path(path).parent_path();
-  ServerFile out;
-  out.path = path;
-  const toml::table* network = root["network"].as_table();
-  // RPC and HTTP listen on rpc_bind_address (loopback unless set; bind_address is the UDP listener's).
-  if (auto address = read_key<std::string>(path, network, "network", "rpc_bind_address", errors)) {
-    // A server listening on every interface is reached on loopback from here.
-    if (*address == "0.0.0.0") *address = "127.0.0.1";
-    if (*address == "::") *address = "::1";
-    if (!address->empty()) out.host = *address;
-  }
-  out.rpc_port = read_port(path, network, "rpc_port", errors);
-  out.http_port = read_port(path, network, "http_port", errors);
-  const toml::table* security = root["security"].as_table();
-  if (auto key_file = read_key<std::string>(path, security, "security", "admin_key_file", errors)) {
-    out.admin_key_file = resolve(dir, *key_file);
-  }
-  if (const toml::node* levels = root.get("level")) {
-    const toml::array* array = levels->as_array();
-    if (!array)
-      errors.push_back(fmt::format("{}: [[level]] must be an array of tables", where(path, *levels)));
-    for (std::size_t i = 0; array && i < array->size(); ++i) {
-      const toml::table* table = (*array)[i].as_table();
-      if (!table) {
-        errors.push_back(fmt::format("{}: [[level]] #{} must be a table", where(path, (*array)[i]), i + 1));
-        continue;
-      }
-      LevelEntry level;
-      level.name = read_key<std::string>(path, table, "[level]", "name", errors).value_or("");
-      level.path = resolve(dir, read_key<std::string>(path, table, "[level]", "path", errors).value_or(""));
-      level.fallback =
-          resolve(dir, read_key<std::string>(path, table, "[level]", "fallback", errors).value_or(""));
-      out.levels.push_back(std::move(level));
-    }
-  }
-  return out;
+std::string server_host(const ServerConfig& server) {
+  // A server listening on every interface is reached on loopback from here.
+  const std::string& address = server.rpc.bind_address;
+  if (address == "0.0.0.0") return "127.0.0.1";
+  if (address == "::") return "::1";
+  return address;
 }
 
-std::string read_admin_key(const std::string& path, std::vector<std::string>& errors) {
-  std::ifstream in(path);
-  if (!in) {
-    errors.push_back(fmt::format("admin key file {}: cannot be read", path));
+std::string read_admin_key(const ServerConfig& server, std::vector<std::string>& errors) {
+  try {
+    return read_key_file_line(server, server.admin_key_file);
+  } catch (const ConfigError& e) {
+    errors.push_back(fmt::format("admin key file: {}", e.what()));
     return {};
   }
-  std::string line;
-  std::getline(in, line);
-  constexpr char kSpace[] = " \t\r\n";
-  std::size_t begin = line.find_first_not_of(kSpace);
-  if (begin == std::string::npos) {
-    errors.push_back(fmt::format("admin key file {}: the first line is empty", path));
-    return {};
-  }
-  return line.substr(begin, line.find_last_not_of(kSpace) - begin + 1);
 }
 
 bool is_file(const std::string& path) {
@@ -315,21 +252,21 @@ bool is_file(const std::string& path) {
   return !path.empty() && fs::is_regular_file(path, ec);
 }
 
-std::string level_file_from(const ServerFile& server, const std::string& level,
+std::string level_file_from(const ServerConfig& server, const std::string& level,
                             std::vector<std::string>& errors) {
   std::string names;
-  for (const LevelEntry& entry : server.levels) {
+  for (const LevelConfig& entry : server.levels) {
     if (entry.name == level) {
-      if (is_file(entry.path)) return entry.path;
-      if (is_file(entry.fallback)) return entry.fallback;
+      if (std::string source = level_source(server, entry); is_file(source)) return source;
       errors.push_back(fmt::format("{}: [[level]] {}: neither path '{}' nor fallback '{}' is a file",
-                                   server.path, level, entry.path, entry.fallback));
+                                   server.config_file, level, resolve_path(server, entry.path),
+                                   resolve_path(server, entry.fallback)));
       return {};
     }
     names += (names.empty() ? "" : ", ") + entry.name;
   }
-  errors.push_back(fmt::format("level '{}' is not among the [[level]] entries of {} ({})", level, server.path,
-                               names.empty() ? "none" : names));
+  errors.push_back(fmt::format("level '{}' is not among the [[level]] entries of {} ({})", level,
+                               server.config_file, names.empty() ? "none" : names));
   return {};
 }
 

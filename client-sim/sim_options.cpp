@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "client-sim/sim_config_files.hpp"
+#include "server/config/tick_rates.hpp"
 
 namespace shiftcast {
 namespace {
@@ -20,12 +21,10 @@ using sim_config_files::kMaxPort;
 using sim_config_files::level_file_from;
 using sim_config_files::load_profile;
 using sim_config_files::read_admin_key;
-using sim_config_files::read_server_file;
-using sim_config_files::ServerFile;
+using sim_config_files::read_server_config;
+using sim_config_files::server_host;
 
 constexpr int kMaxClientsPerMatch = 1024;
-constexpr int kMinTickRate = 20;  // the server's own range for [match] tick_rate
-constexpr int kMaxTickRate = 128;
 constexpr int kMaxThreads = 1024;
 
 // ---- Values of flags -------------------------------------------------------------------------------
@@ -240,12 +239,14 @@ SimOptions parse_sim_options(int argc, char** argv) {
   std::vector<std::string> errors;
   SimOptions merged;
   if (!o.profile_path.empty()) load_profile(o.profile_path, merged, errors);
-  std::optional<ServerFile> server;
+  std::optional<ServerConfig> server;
   if (!o.server_config.empty()) {
-    server = read_server_file(o.server_config, errors);
-    if (server->host) merged.host = *server->host;
-    if (server->rpc_port) merged.rpc_port = static_cast<std::uint16_t>(*server->rpc_port);
-    if (server->http_port) merged.http_port = static_cast<std::uint16_t>(*server->http_port);
+    server = read_server_config(o.server_config, errors);
+    if (server) {
+      merged.host = server_host(*server);
+      merged.rpc_port = server->rpc.port;
+      merged.http_port = server->http_port;
+    }
   }
   bool admin_key_flag = false;
   bool level_file_flag = false;
@@ -255,12 +256,12 @@ SimOptions parse_sim_options(int argc, char** argv) {
     level_file_flag = level_file_flag || flag->name == "level-file";
   }
   if (server && !admin_key_flag && !server->admin_key_file.empty()) {
-    merged.admin_key = read_admin_key(server->admin_key_file, errors);
+    merged.admin_key = read_admin_key(*server, errors);
   }
   if (!level_file_flag && !merged.level.empty()) {
     if (server) {
       merged.level_file = level_file_from(*server, merged.level, errors);
-    } else {
+    } else if (o.server_config.empty()) {  // (a refused config's reasons are in errors already)
       errors.push_back(
           fmt::format("no file for level '{}': give --level-file, or --config with a [[level]] of "
                       "that name",

@@ -21,6 +21,8 @@
 
 #include "client-sim/churn_plan.hpp"
 #include "client-sim/network_conditions.hpp"
+#include "server/config/server_config.hpp"
+#include "world/match/match_defaults.hpp"
 
 namespace shiftcast {
 
@@ -53,17 +55,17 @@ struct SimOptions {
   // The server: from --config (its [network] and [security] sections), flags override.
   std::string server_config;  // path of the server's TOML, or empty
   std::string host = "127.0.0.1";
-  std::uint16_t rpc_port = 40001;
-  std::uint16_t http_port = 40002;
+  std::uint16_t rpc_port = kDefaultRpcPort;  // the server's defaults (server/config/server_config.hpp)
+  std::uint16_t http_port = kDefaultHttpPort;
   std::string admin_key;
 
   int matches = 1;
   int clients = 32;      // per match
   double duration = 30;  // seconds of load after every client connected (or the connect timeout)
   double connect_timeout = 20;
-  std::string json_path;  // empty: no JSON file
-  int tick_rate = 64;     // asked of the server for the matches this run creates
-  int snapshot_rate = 32;
+  std::string json_path;             // empty: no JSON file
+  int tick_rate = kDefaultTickRate;  // asked of the server for the matches this run creates
+  int snapshot_rate = kDefaultSnapshotRate;
   std::string level = "oa_dm1";  // a level name the server hosts
   std::string level_file;        // the same level's file, for the bots' navmesh and prediction;
                                  // empty: taken from the server config's [[level]] of that name

@@ -86,6 +86,9 @@ enum class BspLoadError : std::uint8_t {
 // What check() found, for messages: "bad child (out of range or not after its parent)".
 const char* to_string(BspLoadError error);
 
+// What check() found, in words for a load error message ("bad child (out of range ...)").
+const char* to_string(BspLoadError error);
+
 class BspTree {
  public:
   BspTree() = default;

@@ -10,10 +10,14 @@
 #include <cmath>
 
 #include "collision/gjk_internal.hpp"
+#include "collision/closed_form_parts_internal.hpp"
 #include "collision/prism_pair.hpp"
 
 namespace shiftcast {
 namespace {
+
+using detail::make_distance;
+using detail::posed_offset;
 
 struct Ball {
   Vec3d centre;
@@ -23,26 +27,9 @@ struct Ball {
 // Upright, so yaw only moves the bottom-centre.
 using Cylinder = PosedCylinder;
 
-// The offset turns with yaw; a vertical (or zero) offset does not, and skipping the trigonometry for it
-// (players, most props) gives the same bits.
-Vec3d posed_offset(const Shape& s, const Pose& p) {
-  if (s.offset.x == 0 && s.offset.y == 0) return to_double(p.position) + Vec3d{0, 0, double(s.offset.z)};
-  return to_world(p, to_double(s.offset));
-}
-
 Ball posed_ball(const Shape& s, const Pose& p) {
   if (s.kind == ShapeKind::kPoint) return {to_double(p.position), 0.0};
   return {posed_offset(s, p), double(s.radius)};
-}
-
-ShapeDistance make(double distance, Vec3d normal, Vec3d point_a, Vec3d point_b) {
-  ShapeDistance d;
-  d.overlapping = distance < 0;
-  d.distance = distance;
-  d.normal = normal;
-  d.point_a = point_a;
-  d.point_b = point_b;
-  return d;
 }
 
 ShapeDistance swapped(ShapeDistance d) {
@@ -56,7 +43,7 @@ ShapeDistance ball_ball(const Ball& a, const Ball& b) {
   const double len = length(d);
   // Coincident centres have no direction; +z is as good as any and never changes between runs.
   const Vec3d n = len > 0 ? d * (1.0 / len) : Vec3d{0, 0, 1};
-  return make(len - (a.radius + b.radius), n, a.centre + n * a.radius, b.centre - n * b.radius);
+  return make_distance(len - (a.radius + b.radius), n, a.centre + n * a.radius, b.centre - n * b.radius);
 }
 
 // Ball as a, cylinder as b. Everything is measured from the cylinder (the closest point of the solid
@@ -89,7 +76,7 @@ ShapeDistance ball_cylinder(const Ball& s, const Cylinder& c) {
     surface = c.bottom + Vec3d{0, 0, std::clamp(rel.z, 0.0, c.height)} +
               (out_side ? radial * c.radius : Vec3d{rel.x, rel.y, 0});
   }
-  return make(centre_distance - s.radius, -out, s.centre - out * s.radius, surface);
+  return make_distance(centre_distance - s.radius, -out, s.centre - out * s.radius, surface);
 }
 
 // Two upright cylinders: their Minkowski difference is again an upright cylinder (radius ra + rb,
@@ -120,16 +107,17 @@ ShapeDistance cylinder_cylinder(const Cylinder& a, const Cylinder& b) {
 
   if (gap_xy < 0 && gap_z < 0) {
     // Overlap: the shallower axis is the way out; ties go vertical (stacking is the common case).
-    if (-gap_z <= -gap_xy) return make(gap_z, vertical, at(lens_mid, cap_a), at(lens_mid, cap_b));
-    return make(gap_xy, u, at(rim_a, z_mid), at(rim_b, z_mid));
+    if (-gap_z <= -gap_xy) return make_distance(gap_z, vertical, at(lens_mid, cap_a), at(lens_mid, cap_b));
+    return make_distance(gap_xy, u, at(rim_a, z_mid), at(rim_b, z_mid));
   }
   // Apart (or touching) across one axis while the other overlaps: that axis's gap is the distance. Both
   // gaps exactly 0 is rim on rim, reported vertically like the overlap tie.
-  if (gap_z >= 0 && gap_xy <= 0) return make(gap_z, vertical, at(lens_mid, cap_a), at(lens_mid, cap_b));
-  if (gap_xy >= 0 && gap_z <= 0) return make(gap_xy, u, at(rim_a, z_mid), at(rim_b, z_mid));
+  if (gap_z >= 0 && gap_xy <= 0)
+    return make_distance(gap_z, vertical, at(lens_mid, cap_a), at(lens_mid, cap_b));
+  if (gap_xy >= 0 && gap_z <= 0) return make_distance(gap_xy, u, at(rim_a, z_mid), at(rim_b, z_mid));
   const double distance = std::sqrt(gap_xy * gap_xy + gap_z * gap_z);
-  return make(distance, (u * gap_xy + vertical * gap_z) * (1.0 / distance), at(rim_a, cap_a),
-              at(rim_b, cap_b));
+  return make_distance(distance, (u * gap_xy + vertical * gap_z) * (1.0 / distance), at(rim_a, cap_a),
+                       at(rim_b, cap_b));
 }
 
 bool finite_pose(const Pose& p) {
@@ -137,104 +125,6 @@ bool finite_pose(const Pose& p) {
 }
 
 }  // namespace
-
-// The prism part of cylinder_box_distance, without the sphere's margin.
-ShapeDistance prism_box_distance(const PosedCylinder& a, const PosedBox& b);
-
-PosedCylinder posed_cylinder(const Shape& s, const Pose& p) {
-  if (s.kind == ShapeKind::kSphere) return {posed_offset(s, p), 0.0, 0.0, double(s.radius)};
-  return {posed_offset(s, p), double(s.radius), double(s.height)};
-}
-
-PosedBox posed_box(const Shape& s, const Pose& p) {
-  // Most props stand unturned: cos 0 and sin 0 are exactly 1 and 0, so skipping the call changes no bit.
-  if (p.yaw == 0) return {posed_offset(s, p), 1.0, 0.0, to_double(s.half_extents)};
-  const double yaw = p.yaw;
-  return {posed_offset(s, p), std::cos(yaw), std::sin(yaw), to_double(s.half_extents)};
-}
-
-// In the box's frame (origin at its centre, axes along its edges) the disc centre is c; the xy part is
-// the signed distance from c to the rectangle minus r, the z part the gap of the two intervals, each
-// with witnesses on both shapes, then combined as cylinder_cylinder combines its two axes.
-ShapeDistance cylinder_box_distance(const PosedCylinder& a, const PosedBox& b) {
-  ShapeDistance d = prism_box_distance(a, b);
-  if (a.margin > 0) {
-    // A sphere: its centre's distance less its radius, its witness on its surface towards the box.
-    d.distance -= a.margin;
-    d.overlapping = d.distance < 0;
-    d.point_a = d.point_a + d.normal * a.margin;
-  }
-  return d;
-}
-
-ShapeDistance prism_box_distance(const PosedCylinder& a, const PosedBox& b) {
-  const double rel_x = a.bottom.x - b.centre.x, rel_y = a.bottom.y - b.centre.y;
-  const double cx = b.cos_yaw * rel_x + b.sin_yaw * rel_y;
-  const double cy = -b.sin_yaw * rel_x + b.cos_yaw * rel_y;
-  const double hx = b.half_extents.x, hy = b.half_extents.y;
-  // q: the rectangle's point nearest to c. Each difference is taken directly, never from world points,
-  // so a centre just outside a face keeps an exact direction.
-  const double dx = std::clamp(cx, -hx, hx) - cx, dy = std::clamp(cy, -hy, hy) - cy;
-  const double outside = std::sqrt(dx * dx + dy * dy);
-  double gap_xy;  // signed distance from the disc to the rectangle (negative: overlap in xy)
-  double ux, uy;  // unit, from the disc towards the rectangle (box frame)
-  double ax, ay;  // the disc's witness (box frame)
-  double bx, by;  // the rectangle's witness (box frame)
-  double sx, sy;  // a point of both (closed) sets when gap_xy <= 0
-  if (outside > 0) {
-    ux = dx / outside, uy = dy / outside;
-    gap_xy = outside - a.radius;
-    ax = cx + ux * a.radius, ay = cy + uy * a.radius;
-    bx = cx + dx, by = cy + dy;
-    sx = bx, sy = by;  // q is in the rectangle, and in the disc once the gap is not positive
-  } else {
-    // The centre is in the closed rectangle: the nearest face is the way out, ties to the x faces (a
-    // fixed choice). The box moves away from the disc through the opposite face: u points inwards.
-    const double depth_x = hx - std::abs(cx), depth_y = hy - std::abs(cy);
-    const bool along_x = depth_x <= depth_y;
-    const double depth = along_x ? depth_x : depth_y;
-    const double fx = along_x ? (cx < 0 ? -1.0 : 1.0) : 0.0;  // outward face normal
-    const double fy = along_x ? 0.0 : (cy < 0 ? -1.0 : 1.0);
-    ux = -fx, uy = -fy;
-    gap_xy = -depth - a.radius;
-    ax = cx - fx * a.radius, ay = cy - fy * a.radius;
-    bx = cx + fx * depth, by = cy + fy * depth;
-    sx = cx, sy = cy;
-  }
-
-  const double a_top = a.bottom.z + a.height;
-  const double b_bottom = b.centre.z - b.half_extents.z, b_top = b.centre.z + b.half_extents.z;
-  const double gap_up = b_bottom - a_top;      // box above the cylinder
-  const double gap_down = a.bottom.z - b_top;  // box below the cylinder
-  const bool b_above = gap_up >= gap_down;
-  const double gap_z = b_above ? gap_up : gap_down;
-  const double vertical = b_above ? 1.0 : -1.0;
-  const double cap_a = b_above ? a_top : a.bottom.z, cap_b = b_above ? b_bottom : b_top;
-  const double z_mid = 0.5 * (std::max(a.bottom.z, b_bottom) + std::min(a_top, b_top));
-
-  // Back to world space: rotate the box-frame xy by the yaw, about the box's centre.
-  const auto world = [&](double x, double y, double z) {
-    return Vec3d{b.centre.x + b.cos_yaw * x - b.sin_yaw * y, b.centre.y + b.sin_yaw * x + b.cos_yaw * y, z};
-  };
-  const auto horizontal = [&](double x, double y) {
-    return Vec3d{b.cos_yaw * x - b.sin_yaw * y, b.sin_yaw * x + b.cos_yaw * y, 0};
-  };
-  const auto across_z = [&](double distance) {
-    return make(distance, Vec3d{0, 0, vertical}, world(sx, sy, cap_a), world(sx, sy, cap_b));
-  };
-  const auto across_xy = [&](double distance) {
-    return make(distance, horizontal(ux, uy), world(ax, ay, z_mid), world(bx, by, z_mid));
-  };
-  // Overlap: the shallower axis is the way out; ties go vertical (a player on a crate). Apart or touching
-  // across one axis while the other overlaps: that axis's gap is the distance; both exactly 0 (rim on an
-  // edge) is reported vertically like the overlap tie.
-  if (gap_xy < 0 && gap_z < 0) return -gap_z <= -gap_xy ? across_z(gap_z) : across_xy(gap_xy);
-  if (gap_z >= 0 && gap_xy <= 0) return across_z(gap_z);
-  if (gap_xy >= 0 && gap_z <= 0) return across_xy(gap_xy);
-  const double distance = std::sqrt(gap_xy * gap_xy + gap_z * gap_z);
-  const Vec3d n = (horizontal(ux, uy) * gap_xy + Vec3d{0, 0, vertical * gap_z}) * (1.0 / distance);
-  return make(distance, n, world(ax, ay, cap_a), world(bx, by, cap_b));
-}
 
 bool is_round(const Shape& shape) {
   return shape.kind == ShapeKind::kPoint || shape.kind == ShapeKind::kSphere ||

@@ -47,7 +47,7 @@ inline bool is_cylinder_box(const Shape& a, const Shape& b) {
 }
 
 // The closed form above, the cylinder as a (normal from the cylinder towards the box, witnesses with
-// point_b − point_a = distance · normal). Exact up to double rounding. (collision/narrow_phase.cpp)
+// point_b − point_a = distance · normal). Exact up to double rounding.
 ShapeDistance cylinder_box_distance(const PosedCylinder& a, const PosedBox& b);
 
 // The analytic time of impact of a cylinder–box pair (either order) whose sets do not turn: the box's

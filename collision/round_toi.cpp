@@ -4,22 +4,15 @@
 #include <cmath>
 #include <limits>
 
-#include "collision/prism_pair.hpp"
+#include "collision/closed_form_parts_internal.hpp"
 
 namespace shiftcast {
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
+using detail::kRimMaxIterations;
+using detail::kRimRootGap;
 
-// Newton on the rim stops when the ray is this close (Quake units) to the rounded cylinder. Double
-// rounding of a distance at level scale (|q| up to ~1e5) is ~1e-11, so the gap is real, and it is five
-// orders of magnitude below the float rounding of the poses a caller builds from t: the result is exact
-// for every practical purpose, and still on the near side of the surface.
-constexpr double kRimRootGap = 1e-9;
-// Newton iterations on the rim before giving up with the last (still safe) time. Newton from the left on
-// a convex function at least halves the gap each step even at a grazing (double) root, so 64 steps take
-// any gap at level scale far below kRimRootGap; the cap only guards against a non-finite slope.
-constexpr int kRimMaxIterations = 64;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // A round shape as core (upright cylinder, radius and height possibly 0) grown by a sphere.
 struct RoundShape {
@@ -253,96 +246,6 @@ Toi round_time_of_impact(const Shape& a, const Motion& motion_a, const Shape& b,
   const Vec3d witness_a = at_a + xa + p.normal * ra.rounding;
   const Vec3d witness_b = at_b + xb - p.normal * rb.rounding;
   out.point = (witness_a + witness_b) * 0.5;
-  return out;
-}
-
-// The cylinder–box pair (collision/prism_pair.hpp). Both sets only translate, so the box keeps its
-// cos/sin and each anchor moves on a straight line: f(t) = distance(t) is the distance from a point
-// moving on a line to a fixed convex set (the Minkowski difference), convex in t, and its derivative is
-// exact from the closed form (normal · relative velocity, the distance being differentiable wherever it
-// is positive). Newton from t = 0 on f − grown is then the rim search of first_entry: every step lands on
-// or before the first root, a non-negative slope proves f never comes down again, and a step past t = 1
-// proves f > grown on [t, 1]. A face approached head-on is linear in t and takes one step.
-Toi cylinder_box_time_of_impact(const Shape& a, const Motion& motion_a, const Shape& b,
-                                const Motion& motion_b, const ToiOptions& options) {
-  Toi out;
-  out.method = ToiMethod::kAnalytic;
-  // Work with the cylinder (or sphere) as `c`; flip the normal back at the end when the box is a.
-  const bool cylinder_first = a.kind != ShapeKind::kBox;
-  const Shape& cyl = cylinder_first ? a : b;
-  const Shape& box = cylinder_first ? b : a;
-  const Motion& motion_c = cylinder_first ? motion_a : motion_b;
-  const Motion& motion_x = cylinder_first ? motion_b : motion_a;
-  const double sign = cylinder_first ? 1.0 : -1.0;
-  const double target = options.target_separation;
-  // The search is exact in double, but the caller stops at float poses: search for the target grown by
-  // their rounding, so that those poses are never closer than the target (as round_time_of_impact).
-  const double grown = target + toi_pose_rounding(motion_a, 0) + toi_pose_rounding(motion_b, 0);
-
-  // Neither set turns, so each anchor moves exactly as its reference point does (an offset is either on
-  // the axis or turned by a constant yaw): no second trigonometry for the end poses.
-  const PosedCylinder c0 = posed_cylinder(cyl, motion_c.start);
-  const PosedBox x0 = posed_box(box, motion_x.start);
-  const Vec3d dc = to_double(motion_c.end.position) - to_double(motion_c.start.position);
-  const Vec3d dx = to_double(motion_x.end.position) - to_double(motion_x.start.position);
-  // Velocity of the box relative to the cylinder, the direction the closed form's normal runs.
-  const Vec3d w = dx - dc;
-  const auto at = [&](double t) {
-    PosedCylinder c = c0;
-    PosedBox x = x0;
-    c.bottom = c0.bottom + dc * t;
-    x.centre = x0.centre + dx * t;
-    return cylinder_box_distance(c, x);
-  };
-
-  const ShapeDistance start = at(0);
-  double t = 0;
-  if (start.distance <= grown) {
-    // Already within the target (or within rounding of it): a hit at 0 only if approaching, the resting
-    // rule of time_of_impact.hpp. The relative velocity is exact here.
-    out.initially_close = start.distance <= target;
-    if (!toi_approaching(a, motion_a.start, b, motion_b.start, start.normal * sign, start.distance, target,
-                         w * sign, length(w))) {
-      out.separation = start.distance;
-      return out;
-    }
-  } else {
-    bool hit = false;
-    ShapeDistance d = start;
-    for (out.steps = 0; out.steps < kRimMaxIterations; ++out.steps) {
-      const double gap = d.distance - grown;
-      if (gap <= kRimRootGap) {
-        hit = true;
-        break;
-      }
-      const double slope = dot(d.normal, w);
-      if (!(slope < 0)) break;
-      const double next = t + gap / -slope;
-      if (next > 1) break;
-      if (!(next > t)) {  // no progress left in double: t is the root
-        hit = true;
-        break;
-      }
-      t = next;
-      d = at(t);
-    }
-    // Out of iterations: t is still safe (never past the first root), stop there.
-    if (out.steps == kRimMaxIterations) hit = true;
-    if (!hit) {
-      out.separation = at(1).distance;
-      return out;
-    }
-  }
-
-  out.hit = true;
-  out.t = t;
-  // Measured at the poses the caller will build from t, as the searches do.
-  const float tf = float(t);
-  const ShapeDistance p = shape_distance(a, lerp_pose(motion_a.start, motion_a.end, tf), b,
-                                         lerp_pose(motion_b.start, motion_b.end, tf));
-  out.separation = p.distance;
-  out.normal = p.normal;
-  out.point = (p.point_a + p.point_b) * 0.5;
   return out;
 }
 

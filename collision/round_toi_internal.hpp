@@ -1,7 +1,7 @@
 // The analytic time of impact of collision/time_of_impact.hpp: two round shapes (point, sphere, upright
 // cylinder), neither turning, as one ray against one rounded cylinder.
 // (The other analytic pair, an upright cylinder against a yawed box, is declared in
-// collision/prism_pair.hpp and defined in round_toi.cpp with these helpers.)
+// collision/prism_pair.hpp and defined in prism_pair.cpp with these helpers.)
 //
 // Every round shape is a core (an upright cylinder of radius r and height h, either of which may be 0)
 // grown by a sphere of radius s: a point is (0, 0, 0), a sphere (0, 0, radius) about its centre, a

@@ -45,8 +45,8 @@ inline constexpr std::int32_t kNoBrush = -1;
 
 // How far (Quake units, measured along the motion) a stopped shape is moved back from its exact first
 // contact, so that it rests outside the brush and its next trace never starts in solid; ioquake3 backs
-// off 1/8 (SURFACE_CLIP_EPSILON) for the same purpose. Large against float rounding at level scale
-// (4096 units ≈ 5e-4).
+// off 1/8 for the same purpose (SURFACE_CLIP_EPSILON 0.125, code/qcommon/cm_local.h). Large against float
+// rounding at level scale (4096 units ≈ 5e-4).
 inline constexpr float kSurfaceBackoff = 1.0f / 32.0f;
 
 // How deep a shape may overlap a brush and still count as touching it (1/1024 unit, below the 1e-3 the

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "fuzz/fuzz_support.hpp"
-#include "server/server_config.hpp"
+#include "server/config/server_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace shiftcast;

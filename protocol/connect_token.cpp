@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "protocol/byte_order_internal.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/wire_constants.hpp"
 
@@ -10,12 +11,6 @@ namespace shiftcast {
 namespace {
 
 constexpr std::size_t kTokenAssociatedDataBytes = 26;
-
-template <typename T>
-void put_le(std::vector<std::uint8_t>& out, T value) {
-  for (std::size_t i = 0; i < sizeof(T); ++i)
-    out.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
-}
 
 std::span<const std::uint8_t> as_span(const flatbuffers::Vector<std::uint8_t>* v) {
   if (v == nullptr) return {};
@@ -47,10 +42,10 @@ std::vector<std::uint8_t> token_associated_data(std::uint32_t match_id, std::uin
   std::vector<std::uint8_t> out;
   out.reserve(kTokenAssociatedDataBytes);
   out.insert(out.end(), kFileIdentifier, kFileIdentifier + flatbuffers::kFileIdentifierLength);
-  put_le(out, kProtocolVersion);
-  put_le(out, match_id);
-  put_le(out, client_id);
-  put_le(out, expires_at);
+  detail::append_le(out, kProtocolVersion);
+  detail::append_le(out, match_id);
+  detail::append_le(out, client_id);
+  detail::append_le(out, expires_at);
   return out;
 }
 

@@ -4,6 +4,8 @@
 
 #include <cctype>
 
+#include "protocol/byte_order_internal.hpp"
+
 namespace shiftcast {
 namespace {
 
@@ -19,8 +21,7 @@ static_assert(sizeof(PacketNonce) == 4 + sizeof(std::uint64_t));
 // 4 zero bytes, then the sequence little-endian: sequences never repeat per key, so neither do nonces.
 PacketNonce packet_nonce(std::uint64_t sequence) {
   PacketNonce nonce{};
-  for (int i = 0; i < 8; ++i)
-    nonce[4 + i] = static_cast<std::uint8_t>(sequence >> (8 * i));
+  detail::store_le(nonce.data() + 4, sequence);
   return nonce;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "protocol/byte_order_internal.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/wire_constants.hpp"
 
@@ -16,8 +17,7 @@ using AssociatedData = std::array<std::uint8_t, kPacketAssociatedDataBytes>;
 
 template <typename T>
 std::size_t put_le(AssociatedData& out, std::size_t at, T value) {
-  for (std::size_t i = 0; i < sizeof(T); ++i)
-    out[at + i] = static_cast<std::uint8_t>(value >> (8 * i));
+  detail::store_le(out.data() + at, value);
   return at + sizeof(T);
 }
 

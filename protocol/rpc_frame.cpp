@@ -1,5 +1,7 @@
 #include "protocol/rpc_frame.hpp"
 
+#include "protocol/byte_order_internal.hpp"
+
 namespace shiftcast {
 namespace {
 
@@ -12,8 +14,8 @@ static_assert(__STDCPP_DEFAULT_NEW_ALIGNMENT__ >= kFrameAlignment);
 
 void append_frame(std::vector<std::uint8_t>& out, std::span<const std::uint8_t> payload) {
   const auto length = static_cast<std::uint32_t>(payload.size());
-  for (std::size_t i = 0; i < kRpcPrefixBytes; ++i)
-    out.push_back(static_cast<std::uint8_t>(length >> (8 * i)));
+  static_assert(sizeof(length) == kRpcPrefixBytes);
+  detail::append_le(out, length);
   out.insert(out.end(), payload.begin(), payload.end());
 }
 
@@ -32,9 +34,8 @@ std::optional<std::span<const std::uint8_t>> FrameReader::next() {
   if (error_ != wire::ErrorCode::Ok) return std::nullopt;
   const std::size_t available = buffer_.size() - read_;
   if (available < kRpcPrefixBytes) return std::nullopt;
-  std::size_t length = 0;
-  for (std::size_t i = 0; i < kRpcPrefixBytes; ++i)
-    length |= std::size_t{buffer_[read_ + i]} << (8 * i);
+  static_assert(sizeof(std::uint32_t) == kRpcPrefixBytes);
+  const std::size_t length = detail::load_le<std::uint32_t>(buffer_.data() + read_);
   // Judged on the prefix alone, before the payload arrives: a peer announcing a huge frame is cut off
   // without the server buffering any of it.
   if (length == 0 || length > max_) {

@@ -1,7 +1,5 @@
 #include "server/hosted_level.hpp"
 
-#include <filesystem>
-
 namespace shiftcast {
 namespace {}  // namespace
 
@@ -9,11 +7,8 @@ HostedLevelResult load_hosted_level(const LevelConfig& config, const ServerConfi
   HostedLevelResult result;
   auto hosted = std::make_shared<HostedLevel>();
   hosted->name = config.name;
-  hosted->source = resolve_path(server, config.path);
-  if (!std::filesystem::exists(hosted->source) && !config.fallback.empty()) {
-    hosted->source = resolve_path(server, config.fallback);
-    hosted->used_fallback = true;
-  }
+  hosted->source = level_source(server, config);
+  hosted->used_fallback = hosted->source != resolve_path(server, config.path);
   LevelFileResult loaded = load_level_file(hosted->source);
   if (!loaded.ok()) {
     result.error = std::move(loaded.error);

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "server/server_config.hpp"
+#include "server/config/server_config.hpp"
 #include "world/level/compiled_level.hpp"
 #include "world/level/navmesh.hpp"
 

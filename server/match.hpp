@@ -34,6 +34,7 @@
 #include "server/metrics.hpp"
 #include "server/rejections.hpp"
 #include "world/match/match_setup.hpp"
+#include "world/match/match_defaults.hpp"
 
 namespace shiftcast {
 
@@ -42,9 +43,9 @@ class UdpEndpoint;
 struct MatchSettings {
   std::uint32_t id = 0;
   std::shared_ptr<const HostedLevel> level;
-  int tick_rate = 64;
-  int snapshot_rate = 32;
-  int max_players = 32;
+  int tick_rate = kDefaultTickRate;
+  int snapshot_rate = kDefaultSnapshotRate;
+  int max_players = kDefaultMaxPlayers;
   int props = 0;
   std::uint32_t seed = 1;
   ConnectionSettings connection;

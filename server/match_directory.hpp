@@ -20,6 +20,8 @@
 #include "server/contact_feed.hpp"
 #include "world/match/match_recording.hpp"
 #include "world/match/tick_history.hpp"
+#include "shiftcast_generated.h"
+#include "world/match/match_defaults.hpp"
 
 namespace shiftcast {
 
@@ -44,7 +46,7 @@ struct MatchHealth {
 
 struct CreateMatchSpec {
   std::string level;  // a level name from the server's config
-  int max_players = 32;
+  int max_players = kDefaultMaxPlayers;
   int props = 0;
   std::uint32_t seed = 1;
   int tick_rate = 0;      // 0: the server's

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "server/config/tick_rates.hpp"
+
 namespace shiftcast {
 
 MatchRegistry::MatchRegistry(std::vector<MatchWorker> workers,

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "server/match.hpp"
+#include "world/match/match_defaults.hpp"
 
 namespace shiftcast {
 
@@ -26,14 +27,11 @@ struct MatchWorker {
 
 // Props a CreateMatch may ask for: each is placed at a random walkable point (world/match/match_setup.hpp).
 inline constexpr int kMaxPropsPerMatch = 512;
-// The tick rates a match may run at (DESIGN.md: 20-128 Hz).
-inline constexpr int kMinTickRate = 20;
-inline constexpr int kMaxTickRate = 128;
 
 struct MatchDefaults {
-  int tick_rate = 64;
-  int snapshot_rate = 32;
-  int max_players = 32;  // the cap a CreateMatch may ask for
+  int tick_rate = kDefaultTickRate;
+  int snapshot_rate = kDefaultSnapshotRate;
+  int max_players = kDefaultMaxPlayers;  // the cap a CreateMatch may ask for
   int max_matches = 64;
   ConnectionSettings connection;
   double shutdown_flush_s = 1;

@@ -33,6 +33,7 @@
 
 #include "protocol/rpc_frame.hpp"
 #include "server/auth_throttle.hpp"
+#include "server/config/rpc_settings.hpp"
 #include "server/contact_subscription.hpp"
 #include "server/match_directory.hpp"
 #include "server/memory_budget.hpp"
@@ -40,7 +41,6 @@
 #include "server/query_budget.hpp"
 #include "server/query_service.hpp"
 #include "server/rejections.hpp"
-#include "server/rpc_settings.hpp"
 #include "server/token_bucket.hpp"
 
 namespace shiftcast {

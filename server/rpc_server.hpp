@@ -26,10 +26,10 @@
 #include <string>
 #include <vector>
 
+#include "server/config/rpc_settings.hpp"
 #include "server/match_directory.hpp"
 #include "server/metrics.hpp"
 #include "server/rejections.hpp"
-#include "server/rpc_settings.hpp"
 
 namespace shiftcast {
 

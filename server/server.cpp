@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "protocol/crypto.hpp"
+#include "protocol/byte_order_internal.hpp"
 #include "server/http_server.hpp"
 #include "server/match_registry.hpp"
 #include "server/rpc_server.hpp"
@@ -41,9 +42,7 @@ double steady_seconds() {
 std::uint64_t random_server_instance() {
   for (;;) {
     const Key bytes = random_key();
-    std::uint64_t id = 0;
-    for (int i = 0; i < 8; ++i)
-      id |= std::uint64_t(bytes[std::size_t(i)]) << (8 * i);
+    const auto id = detail::load_le<std::uint64_t>(bytes.data());
     if (id != 0) return id;
   }
 }
@@ -191,35 +190,13 @@ std::string Server::start() {
       if (created.error != wire::ErrorCode::Ok) return "match on " + m.level + ": " + created.detail;
     }
 
-  RpcSettings rpc;
-  rpc.bind_address = config_.rpc_bind_address;
-  rpc.port = config_.rpc_port;
-  rpc.max_connections = config_.rpc_max_connections;
-  rpc.max_frame_bytes = config_.rpc_max_frame_bytes;
-  rpc.max_batch = config_.rpc_max_batch;
-  rpc.rate = config_.rpc_rate;
-  rpc.burst = config_.rpc_burst;
-  rpc.subscriber_max_pending_bytes = config_.subscriber_max_pending_bytes;
-  rpc.max_connections_per_address = config_.rpc_max_connections_per_address;
-  rpc.global_rate = config_.rpc_global_rate;
-  rpc.global_burst = config_.rpc_global_burst;
-  rpc.idle_timeout_s = config_.rpc_idle_timeout_s;
-  rpc.read_timeout_s = config_.rpc_read_timeout_s;
-  rpc.write_timeout_s = config_.rpc_write_timeout_s;
-  rpc.memory_budget_bytes = config_.rpc_memory_budget_bytes;
-  rpc.connection_memory_bytes = config_.rpc_connection_memory_bytes;
-  rpc.auth_failure_burst = config_.rpc_auth_failure_burst;
-  rpc.auth_failure_rate = config_.rpc_auth_failure_rate;
-  rpc.global_auth_failure_burst = config_.rpc_global_auth_failure_burst;
-  rpc.global_auth_failure_rate = config_.rpc_global_auth_failure_rate;
-  rpc.accept_retry_s = config_.rpc_accept_retry_s;
+  // The config holds the listener's settings as they are; what is not config is filled in here.
+  RpcSettings rpc = config_.rpc;
   rpc.service_key = service_key_;
   rpc.open_reads = config_.read_access == "open";
-  rpc.max_subscriptions_per_connection = config_.rpc_max_subscriptions_per_connection;
   rpc.admin_key = admin_key_;
   rpc.keys = keys_;
   rpc.public_address = public_address_;
-  rpc.token_valid_seconds = config_.token_valid_seconds;
   rpc.unix_now = unix_now;
   std::vector<asio::io_context*> rpc_contexts;
   for (auto& c : rpc_pool_.contexts)

@@ -27,10 +27,10 @@
 #include <vector>
 
 #include "protocol/handshake.hpp"
+#include "server/config/server_config.hpp"
 #include "server/hosted_level.hpp"
 #include "server/metrics.hpp"
 #include "server/rejections.hpp"
-#include "server/server_config.hpp"
 #include "server/token_replay_cache.hpp"
 
 namespace shiftcast {

@@ -13,6 +13,7 @@
 #include "server/client_connection.hpp"
 #include "server/own_state_wire.hpp"
 #include "tests/support/channel_harness.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {
@@ -28,8 +29,8 @@ bool same_bits(Vec3 a, Vec3 b) {
 
 // Coordinates no quantum represents: a random float mantissa at every position.
 ExactOwnState random_state(std::mt19937& rng) {
-  std::uniform_real_distribution<float> coordinate(-4000, 4000);
-  std::uniform_real_distribution<float> speed(-600, 600);
+  UniformReal<float> coordinate(-4000, 4000);
+  UniformReal<float> speed(-600, 600);
   ExactOwnState s;
   s.feet = {coordinate(rng), coordinate(rng), coordinate(rng)};
   s.motor.velocity = {speed(rng), speed(rng), speed(rng)};

@@ -26,6 +26,7 @@
 #include "client-sim/http_get.hpp"
 #include "server/http_server.hpp"
 #include "server/metrics.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {
@@ -244,9 +245,9 @@ TEST(Percentiles, NearestRankOfSmallSets) {
 TEST(Percentiles, MatchTheNearestRankDefinition) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 200; ++trial) {
-    std::vector<double> samples(std::uniform_int_distribution<int>(1, 3000)(rng));
+    std::vector<double> samples(UniformInt<int>(1, 3000)(rng));
     for (double& s : samples)
-      s = std::uniform_int_distribution<int>(0, 40)(rng);
+      s = UniformInt<int>(0, 40)(rng);
     Percentiles p = percentiles(samples);
     const double n = static_cast<double>(samples.size());
     // In permille, so p99.9 is checked by the same definition.

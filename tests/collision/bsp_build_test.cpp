@@ -8,6 +8,7 @@
 
 #include "collision/bsp_build.hpp"
 #include "world/level/procedural_level.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {
@@ -126,7 +127,7 @@ TEST(BspBuild, BevelsNeverChangeAPointQuery) {
   ASSERT_GT(bevelled.stats.bevel_planes, 0);
   std::mt19937 rng(3);
   const Aabb b = bevelled.tree.bounds();
-  const auto coord = [&](float lo, float hi) { return lo + (hi - lo) * float(rng() >> 8) / 16777216.0f; };
+  const auto coord = [&](float lo, float hi) { return uniform_float(rng, lo, hi); };
   for (int i = 0; i < 100000; ++i) {
     const Vec3 p{coord(b.min.x, b.max.x), coord(b.min.y, b.max.y), coord(b.min.z, b.max.z)};
     ASSERT_EQ(bevelled.tree.point_brush(p), plain.tree.point_brush(p)) << p.x << " " << p.y << " " << p.z;

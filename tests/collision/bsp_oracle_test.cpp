@@ -20,6 +20,7 @@
 #include "tests/support/brush_oracle.hpp"
 #include "tests/support/exactness_check.hpp"
 #include "world/level/procedural_level.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {
@@ -73,7 +74,7 @@ BspTree* BspOracleTest::plain_ = nullptr;
 class Random {
  public:
   explicit Random(std::uint32_t seed) : rng_(seed) {}
-  float uniform(float lo, float hi) { return lo + (hi - lo) * float(rng_() >> 8) * (1.0f / 16777216.0f); }
+  float uniform(float lo, float hi) { return uniform_float(rng_, lo, hi); }
   Vec3 in_box(const Aabb& b, float margin) {
     return {uniform(b.min.x - margin, b.max.x + margin), uniform(b.min.y - margin, b.max.y + margin),
             uniform(b.min.z - margin, b.max.z + margin)};

@@ -14,6 +14,7 @@
 #include "collision/bsp_build.hpp"
 #include "tests/support/brush_oracle.hpp"
 #include "world/level/procedural_level.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace {
 // Allocation counter for this test binary only: every operator new in the process bumps it.
@@ -44,7 +45,7 @@ struct Query {
 std::vector<Query> random_queries(const Aabb& bounds, std::span<const Vec3> hull, int count,
                                   std::uint32_t seed) {
   std::mt19937 rng(seed);
-  const auto uniform = [&](float lo, float hi) { return lo + (hi - lo) * float(rng() >> 8) / 16777216.0f; };
+  const auto uniform = [&](float lo, float hi) { return uniform_float(rng, lo, hi); };
   const Shape shapes[] = {Shape::point(), Shape::sphere(8), Shape::cylinder(15, 56),
                           Shape::box({16, 16, 28}, {0, 0, 28}), Shape::hull(hull)};
   std::vector<Query> out;
@@ -218,7 +219,7 @@ TEST_F(BspQueryContract, BoxAndHullSweepsAreNeverLateAndNeverEndInSolid) {
   } cases[] = {{box, &box_vertices}, {Shape::hull(kHull), &hull_vertices}};
 
   std::mt19937 rng(5);
-  const auto uniform = [&](float lo, float hi) { return lo + (hi - lo) * float(rng() >> 8) / 16777216.0f; };
+  const auto uniform = [&](float lo, float hi) { return uniform_float(rng, lo, hi); };
   const Aabb bounds = tree_->bounds();
   int hits = 0;
   for (const auto& c : cases) {
@@ -253,7 +254,7 @@ TEST_F(BspQueryContract, ShortQueriesStartBelowTheRootAndOnlyOnPlanesTheirBoxCle
   // start_node may skip a node only if the query's box grown by the shape's reach lies strictly on one
   // side of it; checked here against every node on the skipped path, independently of the grid.
   std::mt19937 rng(8);
-  const auto uniform = [&](float lo, float hi) { return lo + (hi - lo) * float(rng() >> 8) / 16777216.0f; };
+  const auto uniform = [&](float lo, float hi) { return uniform_float(rng, lo, hi); };
   const Aabb b = tree_->bounds();
   int below_root = 0;
   for (int i = 0; i < 20000; ++i) {

@@ -15,6 +15,7 @@
 
 #include "collision/gjk_internal.hpp"
 #include "collision/time_of_impact.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {
@@ -25,11 +26,9 @@ constexpr double kAgree = 1e-4;
 // Witnesses lie on the shapes up to double rounding of coordinates of a few hundred units.
 constexpr double kOnShape = 1e-9;
 
-double uniform(std::mt19937& g, double lo, double hi) {
-  return lo + (hi - lo) * (double(g()) * 0x1p-32);
-}
 Vec3 uniform_vec(std::mt19937& g, double lo, double hi) {
-  return {float(uniform(g, lo, hi)), float(uniform(g, lo, hi)), float(uniform(g, lo, hi))};
+  return {float(uniform_double(g, lo, hi)), float(uniform_double(g, lo, hi)),
+          float(uniform_double(g, lo, hi))};
 }
 
 // The box as a hull of its corners: the same set, which shape_distance answers by GJK.
@@ -64,13 +63,13 @@ double outside_box(const Shape& b, const Pose& p, Vec3d x) {
 
 // An upright cylinder, or (three times in ten) a sphere: the prism pair with a degenerate cylinder.
 Shape random_cylinder(std::mt19937& g) {
-  Vec3 offset{0, 0, float(uniform(g, -10, 10))};
-  if (uniform(g, 0, 1) < 0.3) offset = uniform_vec(g, -10, 10);
-  if (uniform(g, 0, 1) < 0.3) return Shape::sphere(float(uniform(g, 0.5, 24)), offset);
-  return Shape::cylinder(float(uniform(g, 0.5, 24)), float(uniform(g, 1, 72)), offset);
+  Vec3 offset{0, 0, float(uniform_double(g, -10, 10))};
+  if (uniform_double(g, 0, 1) < 0.3) offset = uniform_vec(g, -10, 10);
+  if (uniform_double(g, 0, 1) < 0.3) return Shape::sphere(float(uniform_double(g, 0.5, 24)), offset);
+  return Shape::cylinder(float(uniform_double(g, 0.5, 24)), float(uniform_double(g, 1, 72)), offset);
 }
 Shape random_box(std::mt19937& g) {
-  return Shape::box(uniform_vec(g, 0.5, 40), uniform(g, 0, 1) < 0.5 ? uniform_vec(g, -8, 8) : Vec3{});
+  return Shape::box(uniform_vec(g, 0.5, 40), uniform_double(g, 0, 1) < 0.5 ? uniform_vec(g, -8, 8) : Vec3{});
 }
 
 TEST(PrismPair, ClosedFormMatchesGjkOnRandomPairs) {
@@ -79,18 +78,18 @@ TEST(PrismPair, ClosedFormMatchesGjkOnRandomPairs) {
   for (int i = 0; i < 8000 && failures < 5; ++i) {
     const Shape cyl = random_cylinder(g), box = random_box(g);
     const HullBox hull(box);
-    const Pose pb{uniform_vec(g, -200, 200), float(uniform(g, -4, 4))};
+    const Pose pb{uniform_vec(g, -200, 200), float(uniform_double(g, -4, 4))};
     // The cylinder somewhere around the box, from deep inside to well clear, many near touching.
     const double scale = i % 2 == 0 ? 0.6 : 1.0;  // half the cases closer in, for more overlaps
     const double reach = scale * std::max({box.half_extents.x, box.half_extents.y, box.half_extents.z}) +
                          cyl.radius + 0.5 * cyl.height + 12;
     Pose pa{pb.position + uniform_vec(g, -reach, reach) - Vec3{0, 0, 0.5f * cyl.height},
-            float(uniform(g, -4, 4))};
+            float(uniform_double(g, -4, 4))};
     if (i % 4 == 3) {
       // Slide the cylinder along the (apart) normal to within ±0.05 of touching: the verdict's edge.
       const ShapeDistance first = shape_distance(cyl, pa, box, pb);
       if (!first.overlapping) {
-        pa.position += to_float(first.normal * (first.distance - uniform(g, -0.05, 0.05)));
+        pa.position += to_float(first.normal * (first.distance - uniform_double(g, -0.05, 0.05)));
       }
     }
     const ShapeDistance d = shape_distance(cyl, pa, box, pb);
@@ -206,11 +205,11 @@ TEST(PrismPair, TimeOfImpactMatchesDenseSamplingAndAdvancement) {
     c.box_first = i % 2 == 1;
     const HullBox hull(c.box);
     const Vec3 b0 = uniform_vec(g, -100, 100), b1 = b0 + uniform_vec(g, -60, 60);
-    const float yb = float(uniform(g, -3, 3)), yc = float(uniform(g, -3, 3));
-    const double near = uniform(g, 0, 1) < 0.2 ? 30 : 120;
+    const float yb = float(uniform_double(g, -3, 3)), yc = float(uniform_double(g, -3, 3));
+    const double near = uniform_double(g, 0, 1) < 0.2 ? 30 : 120;
     const Vec3 c0 = b0 + uniform_vec(g, -near, near);
     const Vec3 aim = b1 + uniform_vec(g, -40, 40) - Vec3{0, 0, 0.5f * c.cyl.height};
-    const Vec3 c1 = c0 + (aim - c0) * float(uniform(g, 0.3, 2.5));
+    const Vec3 c1 = c0 + (aim - c0) * float(uniform_double(g, 0.3, 2.5));
     c.mb = {{b0, yb}, {b1, yb}};
     // A cylinder on its own axis may turn; one with an xy offset keeps its yaw.
     c.mc = {{c0, yc}, {c1, c.cyl.yaw_symmetric() ? yc + 1.0f : yc}};
@@ -289,11 +288,11 @@ TEST(PrismPair, RestingContactsAreNotHits) {
     for (double offset : {kSkin, kSkin - 0.004, kSkin + 0.004}) {
       // On top (the crate's top face at z = 32), feet anywhere over it.
       for (int i = 0; i < 40; ++i) {
-        const Vec3 at =
-            to_world(crate_pose, Vec3{float(uniform(g, -20, 20)), float(uniform(g, -30, 30)), 0}) +
-            Vec3{0, 0, float(32 + offset)};
-        const double angle = uniform(g, 0, 2 * std::numbers::pi), speed = uniform(g, 1, 500);
-        const float lift = i % 2 == 0 ? 0.0f : float(uniform(g, 0, 50));
+        const Vec3 at = to_world(crate_pose, Vec3{float(uniform_double(g, -20, 20)),
+                                                  float(uniform_double(g, -30, 30)), 0}) +
+                        Vec3{0, 0, float(32 + offset)};
+        const double angle = uniform_double(g, 0, 2 * std::numbers::pi), speed = uniform_double(g, 1, 500);
+        const float lift = i % 2 == 0 ? 0.0f : float(uniform_double(g, 0, 50));
         const Vec3 to = at + Vec3{float(speed * std::cos(angle)), float(speed * std::sin(angle)), lift};
         const Toi toi =
             time_of_impact(player, {{at, 0}, {to, 0}}, crate, still, {.target_separation = kSkin});
@@ -310,8 +309,8 @@ TEST(PrismPair, RestingContactsAreNotHits) {
       EXPECT_NEAR(press.normal.z, 1, 1e-9);  // crate (a) to player (b): up
       // Against the +x side face (x = 16 + 15 + offset in the crate's frame), sliding within its plane.
       for (int i = 0; i < 40; ++i) {
-        const Vec3 at = to_world(crate_pose, Vec3{float(31 + offset), float(uniform(g, -20, 20)), 0});
-        const double angle = uniform(g, 0, 2 * std::numbers::pi), speed = uniform(g, 1, 500);
+        const Vec3 at = to_world(crate_pose, Vec3{float(31 + offset), float(uniform_double(g, -20, 20)), 0});
+        const double angle = uniform_double(g, 0, 2 * std::numbers::pi), speed = uniform_double(g, 1, 500);
         const Vec3 along =
             to_world(Pose{{}, yaw}, Vec3{0, float(speed * std::cos(angle)), float(speed * std::sin(angle))});
         const Toi toi =

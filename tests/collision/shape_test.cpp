@@ -3,6 +3,7 @@
 // RTR eq. 25.8 pinned with the case the printed form gets wrong.
 #include "collision/shape.hpp"
 #include "collision/plane.hpp"
+#include "tests/support/seeded_random.hpp"
 
 #include <gtest/gtest.h>
 
@@ -66,8 +67,13 @@ double sampled_support(const std::vector<Vec3d>& samples, Vec3d u) {
 }
 
 Vec3d random_unit(std::mt19937& rng) {
-  std::normal_distribution<double> g(0.0, 1.0);  // only the direction matters, not bit-exact values
-  return normalize(Vec3d{g(rng), g(rng), g(rng)});
+  // Uniform on the sphere: a uniform point of the unit ball (rejection from the cube), away from the
+  // centre so its direction is well defined, then normalised.
+  for (;;) {
+    const Vec3d p{uniform_double(rng, -1, 1), uniform_double(rng, -1, 1), uniform_double(rng, -1, 1)};
+    const double r2 = dot(p, p);
+    if (r2 <= 1 && r2 > 1e-6) return normalize(p);
+  }
 }
 
 const std::vector<Vec3> kHullVertices = {

@@ -4,6 +4,7 @@
 // first crossing, at a pose still at least the target apart; the searches at most a tolerance earlier
 // (in distance), the analytic method exactly. Fixed seeds throughout.
 #include "collision/time_of_impact.hpp"
+#include "tests/support/seeded_random.hpp"
 
 #include <gtest/gtest.h>
 
@@ -24,11 +25,9 @@ constexpr double kSkin = 1.0 / 32;  // the world's target (kEntitySkin)
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kHalfPi = std::numbers::pi / 2;
 
-double uniform(std::mt19937& g, double lo, double hi) {
-  return lo + (hi - lo) * (double(g()) * 0x1p-32);
-}
 Vec3 uniform_vec(std::mt19937& g, double lo, double hi) {
-  return {float(uniform(g, lo, hi)), float(uniform(g, lo, hi)), float(uniform(g, lo, hi))};
+  return {float(uniform_double(g, lo, hi)), float(uniform_double(g, lo, hi)),
+          float(uniform_double(g, lo, hi))};
 }
 
 // ---- Oracle distances, from the definitions (no code shared with the library) ----
@@ -202,28 +201,28 @@ int check(const Case& c, const Toi& toi, const Sampled& s, bool exact, double sl
 // ---- Random cases ----
 
 Shape random_round(std::mt19937& g, bool xy_offset) {
-  const int kind = int(uniform(g, 0, 3));
-  Vec3 offset{0, 0, float(uniform(g, -10, 10))};
+  const int kind = int(uniform_double(g, 0, 3));
+  Vec3 offset{0, 0, float(uniform_double(g, -10, 10))};
   if (xy_offset) offset = uniform_vec(g, -10, 10);
   if (kind == 0) return Shape::point();
-  if (kind == 1) return Shape::sphere(float(uniform(g, 0.5, 20)), offset);
-  return Shape::cylinder(float(uniform(g, 0.5, 20)), float(uniform(g, 1, 60)), offset);
+  if (kind == 1) return Shape::sphere(float(uniform_double(g, 0.5, 20)), offset);
+  return Shape::cylinder(float(uniform_double(g, 0.5, 20)), float(uniform_double(g, 1, 60)), offset);
 }
 
 // b starts somewhere around a and is aimed near a, so that hits, misses and grazes all occur.
 void random_motions(std::mt19937& g, Case& c, double reach, bool turn_a, bool turn_b) {
   const Vec3 a0 = uniform_vec(g, -50, 50);
   const Vec3 a1 = a0 + uniform_vec(g, -60, 60);
-  const double near = uniform(g, 0, 1) < 0.2 ? 30 : reach;  // some start close, even overlapping
+  const double near = uniform_double(g, 0, 1) < 0.2 ? 30 : reach;  // some start close, even overlapping
   const Vec3 b0 = a0 + uniform_vec(g, -near, near);
   const Vec3 aim = a1 + uniform_vec(g, -40, 40);
-  const float overshoot = float(uniform(g, 0.3, 2.5));
+  const float overshoot = float(uniform_double(g, 0.3, 2.5));
   const Vec3 b1 = b0 + (aim - b0) * overshoot;
-  const float ya = float(uniform(g, -3, 3)), yb = float(uniform(g, -3, 3));
-  c.ma = {{a0, ya}, {a1, turn_a ? ya + float(uniform(g, -kHalfPi, kHalfPi)) : ya}};
-  c.mb = {{b0, yb}, {b1, turn_b ? yb + float(uniform(g, -kHalfPi, kHalfPi)) : yb}};
+  const float ya = float(uniform_double(g, -3, 3)), yb = float(uniform_double(g, -3, 3));
+  c.ma = {{a0, ya}, {a1, turn_a ? ya + float(uniform_double(g, -kHalfPi, kHalfPi)) : ya}};
+  c.mb = {{b0, yb}, {b1, turn_b ? yb + float(uniform_double(g, -kHalfPi, kHalfPi)) : yb}};
   const double targets[] = {0.0, kSkin, 1.0};
-  c.target = targets[int(uniform(g, 0, 3))];
+  c.target = targets[int(uniform_double(g, 0, 3))];
 }
 
 TEST(TimeOfImpact, AnalyticMatchesDenseSamplingOfClosedForms) {
@@ -294,9 +293,9 @@ std::vector<std::vector<Vec3>> hulls_for_tests() {
 }
 
 Shape random_convex(std::mt19937& g, const std::vector<std::vector<Vec3>>& hulls) {
-  const int kind = int(uniform(g, 0, 5));
+  const int kind = int(uniform_double(g, 0, 5));
   if (kind == 3) return Shape::box(uniform_vec(g, 0.5, 24), uniform_vec(g, -8, 8));
-  if (kind == 4) return Shape::hull(hulls[std::size_t(uniform(g, 0, double(hulls.size())))]);
+  if (kind == 4) return Shape::hull(hulls[std::size_t(uniform_double(g, 0, double(hulls.size())))]);
   return random_round(g, true);
 }
 
@@ -467,7 +466,8 @@ TEST(TimeOfImpact, FastProjectilesNeverTunnel) {
   const Shape wall = Shape::box({0.5f, 64, 64});
   std::mt19937 g(4006);
   for (int i = 0; i < 200; ++i) {
-    const Vec3 from{float(-uniform(g, 1, step - 1)), float(uniform(g, -60, 60)), float(uniform(g, -60, 60))};
+    const Vec3 from{float(-uniform_double(g, 1, step - 1)), float(uniform_double(g, -60, 60)),
+                    float(uniform_double(g, -60, 60))};
     const Vec3 to = from + Vec3{float(step), 0, 0};
     for (const Shape& bullet : {Shape::point(), Shape::sphere(2), Shape::box({2, 2, 2})}) {
       const double reach = bullet.kind == ShapeKind::kPoint ? 0 : 2;
@@ -551,8 +551,8 @@ TEST(TimeOfImpact, RestingContactsThatSeparateOrSlideAreNotHits) {
       const Vec3 at = r.at + Vec3{0, 0, float(16 + offset)};
       for (int i = 0; i < 50; ++i) {
         // Along the face in a random direction, sometimes lifting off, at up to 500 units per tick.
-        const double angle = uniform(g, 0, 2 * std::numbers::pi), speed = uniform(g, 1, 500);
-        const float lift = i % 2 == 0 ? 0.0f : float(uniform(g, 0, 50));
+        const double angle = uniform_double(g, 0, 2 * std::numbers::pi), speed = uniform_double(g, 1, 500);
+        const float lift = i % 2 == 0 ? 0.0f : float(uniform_double(g, 0, 50));
         const Vec3 to = at + Vec3{float(speed * std::cos(angle)), float(speed * std::sin(angle)), lift};
         const Toi toi = time_of_impact(crate, still({}), r.shape, line(at, to), {.target_separation = kSkin});
         EXPECT_FALSE(toi.hit) << int(r.shape.kind) << " offset " << offset << " i " << i << " t " << toi.t;
@@ -580,8 +580,8 @@ TEST(TimeOfImpact, RestingContactsThatSeparateOrSlideAreNotHits) {
   // makes GJK's normal wobble by ~1e-7 rad, which must not turn a slide into an approach.
   for (double offset : {kSkin, kSkin - 0.004, kSkin + 0.004}) {
     for (int i = 0; i < 200; ++i) {
-      const Vec3 at{float(16 + 15 + offset), float(uniform(g, -10, 10)), -20};
-      const double angle = uniform(g, 0, 2 * std::numbers::pi), speed = uniform(g, 1, 500);
+      const Vec3 at{float(16 + 15 + offset), float(uniform_double(g, -10, 10)), -20};
+      const double angle = uniform_double(g, 0, 2 * std::numbers::pi), speed = uniform_double(g, 1, 500);
       const Vec3 to = at + Vec3{0, float(speed * std::cos(angle)), float(speed * std::sin(angle))};
       EXPECT_FALSE(time_of_impact(crate, still({}), player, line(at, to), {.target_separation = kSkin}).hit)
           << offset << " " << i;
@@ -642,12 +642,12 @@ TEST(TimeOfImpact, SwingingDoorAgainstBruteForce) {
   std::mt19937 g(4008);
   int hits = 0;
   for (int i = 0; i < 40; ++i) {
-    const double angle = uniform(g, 0.2, 1.4), radius = uniform(g, 12, 60);
+    const double angle = uniform_double(g, 0.2, 1.4), radius = uniform_double(g, 12, 60);
     const Vec3 centre{float(radius * std::cos(angle)), float(radius * std::sin(angle)),
-                      float(uniform(g, 0, 90))};
-    const float yaw0 = float(uniform(g, -3, 3));
+                      float(uniform_double(g, 0, 90))};
+    const float yaw0 = float(uniform_double(g, -3, 3));
     Case c{door,
-           Shape::sphere(float(uniform(g, 2, 10))),
+           Shape::sphere(float(uniform_double(g, 2, 10))),
            {{{}, yaw0}, {{}, yaw0 + float(kHalfPi)}},
            still(to_float(rotate_z(to_double(centre), std::cos(double(yaw0)), std::sin(double(yaw0))))),
            kSkin};

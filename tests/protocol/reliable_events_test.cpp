@@ -2,6 +2,7 @@
 // hand-computed arrival order, and both ends over a lossy, duplicating, reordering link against an
 // oracle (the list of events pushed): every one delivered exactly once, in order.
 #include "protocol/reliable_events.hpp"
+#include "tests/support/seeded_random.hpp"
 
 #include <gtest/gtest.h>
 
@@ -80,7 +81,7 @@ class LossyQueue {
   LossyQueue(std::uint32_t seed, double loss, double duplicate)
       : rng_(seed), loss_(loss), duplicate_(duplicate) {}
   void send(double now, std::vector<wire::ContactEvent> events, std::uint64_t ack) {
-    std::uniform_real_distribution<double> u(0, 1), delay(0.01, 0.2);  // reorders: frames go every 0.05
+    UniformReal<double> u(0, 1), delay(0.01, 0.2);  // reorders: frames go every 0.05
     if (u(rng_) < loss_) return;
     const int copies = u(rng_) < duplicate_ ? 2 : 1;
     for (int i = 0; i < copies; ++i)
@@ -118,8 +119,8 @@ void run_lossy_link(std::uint32_t seed, FramePolicy policy) {
   ReliableEventReceiver receiver(64);
   LossyQueue forward(seed, 0.3, 0.1), back(seed + 1000, 0.3, 0.1);
   std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> burst(0, 6);
-  std::uniform_int_distribution<std::size_t> budget(0, 12 * kContactEventBytes);
+  UniformInt<int> burst(0, 6);
+  UniformInt<std::size_t> budget(0, 12 * kContactEventBytes);
   std::vector<wire::ContactEvent> oracle, delivered;
   double now = 0;
   for (int frame = 0; frame < kMaxFrames; ++frame, now += kFrameInterval) {
@@ -134,7 +135,7 @@ void run_lossy_link(std::uint32_t seed, FramePolicy policy) {
     auto out = sender.oldest(budget(rng));
     // Half the frames skip a random number of the oldest events (else the backlog would never drain).
     if (policy == FramePolicy::kRandomSlices && !out.empty() && rng() % 2 == 0) {
-      out = out.subspan(std::uniform_int_distribution<std::size_t>(0, out.size() - 1)(rng));
+      out = out.subspan(UniformInt<std::size_t>(0, out.size() - 1)(rng));
     }
     forward.send(now, {out.begin(), out.end()}, 0);
     for (const InFlight& f : forward.arrived(now))

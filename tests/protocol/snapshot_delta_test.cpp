@@ -1,6 +1,7 @@
 // Snapshot quantization against closed forms, and delta encoding against a brute-force oracle: a server
 // and a client exchanging deltas over random worlds with random budgets and lost datagrams and acks.
 #include "protocol/snapshot_delta.hpp"
+#include "tests/support/seeded_random.hpp"
 
 #include <gtest/gtest.h>
 
@@ -45,7 +46,7 @@ TEST(Quantize, PositionsRoundToNearestQuantumHalfAwayFromZero) {
 
 TEST(Quantize, PositionErrorIsAtMostHalfAQuantum) {
   std::mt19937 rng(11);
-  std::uniform_real_distribution<float> coordinate(-16384.0f, 16384.0f);
+  UniformReal<float> coordinate(-16384.0f, 16384.0f);
   for (int i = 0; i < 200000; ++i) {
     const float v = coordinate(rng);
     const std::int32_t q = quantize_coordinate(v);
@@ -72,7 +73,7 @@ TEST(Quantize, YawIsSixteenBitTurnsWrapped) {
   EXPECT_FLOAT_EQ(dequantize_yaw(32768), pi);
 
   std::mt19937 rng(12);
-  std::uniform_real_distribution<float> yaw(-20.0f, 20.0f);
+  UniformReal<float> yaw(-20.0f, 20.0f);
   for (int i = 0; i < 100000; ++i) {
     const float y = yaw(rng);
     const double back = dequantize_yaw(quantize_yaw(y));
@@ -186,16 +187,16 @@ struct RandomWorld {
       add();
   }
   void add() {
-    std::uniform_int_distribution<std::int32_t> coordinate(-4096 * 16, 4096 * 16);
-    std::uniform_int_distribution<int> yaw(0, 65535), kind(0, 2);
+    UniformInt<std::int32_t> coordinate(-4096 * 16, 4096 * 16);
+    UniformInt<int> yaw(0, 65535), kind(0, 2);
     const std::uint32_t id = next_id++;
     entities[id] =
         wire::EntityState(id, static_cast<std::uint8_t>(kind(rng)), 0, static_cast<std::uint16_t>(yaw(rng)),
                           wire::QuantizedVec(coordinate(rng), coordinate(rng), coordinate(rng)));
   }
   void step() {
-    std::uniform_real_distribution<double> u(0, 1);
-    std::uniform_int_distribution<std::int32_t> move(-64, 64);
+    UniformReal<double> u(0, 1);
+    UniformInt<std::int32_t> move(-64, 64);
     for (auto it = entities.begin(); it != entities.end();) {
       const double r = u(rng);
       wire::EntityState& e = it->second;
@@ -212,7 +213,7 @@ struct RandomWorld {
       }
       ++it;
     }
-    const int spawned = std::uniform_int_distribution<int>(0, 3)(rng);
+    const int spawned = UniformInt<int>(0, 3)(rng);
     for (int i = 0; i < spawned; ++i)
       add();
   }
@@ -231,8 +232,8 @@ TEST(SnapshotDelta, ClientRebuildsExactlyWhatTheServerRecordedUnderLossAndBudget
   for (std::uint32_t seed : {1u, 2u, 3u}) {
     RandomWorld world(100 + seed, 120);
     std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> u(0, 1);
-    std::uniform_int_distribution<std::size_t> budget(0, 3000);
+    UniformReal<double> u(0, 1);
+    UniformInt<std::size_t> budget(0, 3000);
     std::map<std::uint64_t, SnapshotState> server_sent;  // tick -> the state the client will hold
     std::map<std::uint64_t, SnapshotState> client_held;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> acks_in_flight;  // (arrival tick, acked tick)
@@ -253,7 +254,7 @@ TEST(SnapshotDelta, ClientRebuildsExactlyWhatTheServerRecordedUnderLossAndBudget
       const SnapshotState empty;
       const SnapshotState& baseline = use ? server_sent.at(server_baseline) : empty;
       const SnapshotState now = world.states();
-      const auto& own = now[std::uniform_int_distribution<std::size_t>(0, now.size() - 1)(rng)];
+      const auto& own = now[UniformInt<std::size_t>(0, now.size() - 1)(rng)];
       const DeltaPriority priority{own.id(), own.position()};
       const std::size_t limit = budget(rng);
       const SnapshotDelta d = encode_delta(baseline, now, priority, limit);
@@ -283,7 +284,7 @@ TEST(SnapshotDelta, ClientRebuildsExactlyWhatTheServerRecordedUnderLossAndBudget
       ASSERT_TRUE(same_states(a.state, server_sent.at(tick))) << "tick " << tick;
       client_held[tick] = a.state;
       if (u(rng) < 0.3) continue;  // the ack is lost
-      acks_in_flight.emplace_back(tick + std::uniform_int_distribution<std::uint64_t>(1, 5)(rng), tick);
+      acks_in_flight.emplace_back(tick + UniformInt<std::uint64_t>(1, 5)(rng), tick);
     }
     EXPECT_GT(complete, 50) << seed;
     EXPECT_GT(incomplete, 50) << seed;

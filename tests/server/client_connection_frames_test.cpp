@@ -10,6 +10,7 @@
 #include <random>
 
 #include "tests/support/channel_harness.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {
@@ -23,7 +24,7 @@ TEST(ClientConnection, FramesStayWithinTheDatagramLimitAndShareItFairly) {
   ClientConnection& c = p.connection();
   const Key s2c = p.client.token().server_to_client;
   std::mt19937 rng(21);
-  std::uniform_int_distribution<std::int32_t> coordinate(-65536, 65536);
+  UniformInt<std::int32_t> coordinate(-65536, 65536);
   std::map<std::uint32_t, wire::EntityState> world;
   std::uint32_t next_id = 1;
   constexpr std::size_t kFramePayload = kMaxDatagramBytes - kPacketOverheadBytes - kServerFrameOverheadBytes;

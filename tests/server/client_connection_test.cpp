@@ -14,6 +14,7 @@
 #include <random>
 
 #include "tests/support/channel_harness.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {
@@ -35,12 +36,12 @@ struct TestWorld {
       spawn();
   }
   void spawn() {
-    std::uniform_real_distribution<float> c(-2000, 2000), yaw(-3, 3);
+    UniformReal<float> c(-2000, 2000), yaw(-3, 3);
     bodies[next_id++] = {c(rng), c(rng), c(rng) / 10, yaw(rng)};
   }
   void step(std::uint64_t tick) {
-    std::uniform_real_distribution<float> d(-12, 12);
-    std::uniform_int_distribution<std::uint32_t> pick(1, next_id - 1);
+    UniformReal<float> d(-12, 12);
+    UniformInt<std::uint32_t> pick(1, next_id - 1);
     for (int i = 0; i < 6; ++i) {
       if (auto it = bodies.find(pick(rng)); it != bodies.end()) {
         it->second.x += d(rng);

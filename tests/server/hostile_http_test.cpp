@@ -26,9 +26,9 @@
 #include <thread>
 #include <vector>
 
+#include "server/config/server_config.hpp"
 #include "server/http_server.hpp"
 #include "server/metrics.hpp"
-#include "server/server_config.hpp"
 #include "tests/support/server_fixture.hpp"
 
 namespace shiftcast {

@@ -23,8 +23,8 @@
 
 #include "protocol/envelope.hpp"
 #include "protocol/packet.hpp"
-#include "server/development_keys.hpp"
-#include "server/server_config.hpp"
+#include "server/config/development_keys.hpp"
+#include "server/config/server_config.hpp"
 #include "server/source_limiter.hpp"
 #include "server/token_replay_cache.hpp"
 #include "tests/support/server_fixture.hpp"
@@ -470,7 +470,7 @@ TEST_F(HostileUdpConfig, DevelopmentKeysAreRefusedWhenAnyListenerIsNotLoopback) 
 TEST_F(HostileUdpConfig, EachListenerHasItsOwnAddressRpcAndHttpDefaultToLoopback) {
   ServerConfig c = parse_server_config("[network]\nbind_address = \"0.0.0.0\"\n", dir_.string());
   EXPECT_EQ(effective_udp_bind_address(c), "0.0.0.0");
-  EXPECT_EQ(c.rpc_bind_address, "127.0.0.1");  // never follows bind_address
+  EXPECT_EQ(c.rpc.bind_address, "127.0.0.1");  // never follows bind_address
   EXPECT_EQ(c.http_bind_address, "127.0.0.1");
   c = parse_server_config(
       "[network]\nbind_address = \"0.0.0.0\"\nudp_bind_address = \"10.0.0.1\"\nrpc_bind_address = "
@@ -478,7 +478,7 @@ TEST_F(HostileUdpConfig, EachListenerHasItsOwnAddressRpcAndHttpDefaultToLoopback
       "udp_preauth_sources = 7\nudp_preauth_limit_loopback = 1\n",
       dir_.string());
   EXPECT_EQ(effective_udp_bind_address(c), "10.0.0.1");
-  EXPECT_EQ(c.rpc_bind_address, "10.0.0.2");
+  EXPECT_EQ(c.rpc.bind_address, "10.0.0.2");
   EXPECT_EQ(c.http_bind_address, "10.0.0.3");
   EXPECT_EQ(c.udp_preauth_rate, 5.0);
   EXPECT_EQ(c.udp_preauth_burst, 6.0);

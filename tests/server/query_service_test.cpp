@@ -28,8 +28,8 @@ TEST_F(QueryServiceTest, RaycastsEqualTheWorldQueryOnTheSnapshotUsed) {
   for (int i = 0; i < 600; ++i) {
     const Vec3 origin = random_point(rng);
     const Vec3 aim = near_entity(rng, entities, 20);
-    const Vec3 dir = (aim - origin) * uniform(rng, 0.1f, 5);
-    const float distance = length(aim - origin) * uniform(rng, 0.5f, 2) + 1;
+    const Vec3 dir = (aim - origin) * uniform_float(rng, 0.1f, 5);
+    const float distance = length(aim - origin) * uniform_float(rng, 0.5f, 2) + 1;
     const QueryFilter filter = random_filter(rng, entities);
     flatbuffers::FlatBufferBuilder req_fbb;
     const auto& req = root(req_fbb, add_raycast(req_fbb, match_id_, origin, dir, distance, filter));
@@ -61,7 +61,7 @@ TEST_F(QueryServiceTest, SweepsEqualTheWorldQueryOnTheSnapshotUsed) {
     const ShapeArg shape = random_shape(rng);
     const Vec3 from = random_point(rng);
     const Vec3 aim = near_entity(rng, entities, 30);
-    const Vec3 to = from + (aim - from) * uniform(rng, 0.3f, 1.8f);
+    const Vec3 to = from + (aim - from) * uniform_float(rng, 0.3f, 1.8f);
     const QueryFilter filter = random_filter(rng, entities);
     flatbuffers::FlatBufferBuilder req_fbb;
     const auto& req = root(req_fbb, add_sweep(req_fbb, match_id_, shape, from, to, filter));
@@ -127,7 +127,8 @@ TEST_F(QueryServiceTest, RewoundQueriesUseTheTickAskedFor) {
     const std::vector<Entity> then = entities_at(tick);
     // Aim at an entity as it was then: the rewound answer hits it where it stood.
     const Vec3 aim = near_entity(rng, then, 4);
-    const Vec3 origin = aim + Vec3{uniform(rng, -300, 300), uniform(rng, -300, 300), uniform(rng, 10, 200)};
+    const Vec3 origin =
+        aim + Vec3{uniform_float(rng, -300, 300), uniform_float(rng, -300, 300), uniform_float(rng, 10, 200)};
     const float distance = length(aim - origin) + 50;
     flatbuffers::FlatBufferBuilder req_fbb;
     const auto& req = root(req_fbb, add_raycast(req_fbb, match_id_, origin, aim - origin, distance,
@@ -168,7 +169,8 @@ TEST_F(QueryServiceTest, FractionalTicksAndClientViewsInterpolate) {
   int hits = 0;
   for (int i = 0; i < 100; ++i) {
     const Vec3 aim = near_entity(rng, posed, 3);
-    const Vec3 origin = aim + Vec3{uniform(rng, -200, 200), uniform(rng, -200, 200), uniform(rng, 10, 100)};
+    const Vec3 origin =
+        aim + Vec3{uniform_float(rng, -200, 200), uniform_float(rng, -200, 200), uniform_float(rng, 10, 100)};
     const bool by_client = i % 2 == 0;
     const AsOfArg as_of =
         by_client ? AsOfArg{wire::AsOfKind::ClientView, 0, 77} : AsOfArg{wire::AsOfKind::Tick, tick};

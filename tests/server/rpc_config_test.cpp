@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "server/server_config.hpp"
+#include "server/config/server_config.hpp"
 
 namespace shiftcast {
 namespace {
@@ -46,11 +46,11 @@ class RpcConfigTest : public ::testing::Test {
 TEST_F(RpcConfigTest, TheDefaultsAreSafe) {
   const ServerConfig c;
   EXPECT_EQ(c.read_access, "key");
-  EXPECT_LT(c.rpc_max_connections_per_address, c.rpc_max_connections);
-  EXPECT_GT(c.rpc_idle_timeout_s, 0);
-  EXPECT_GT(c.rpc_read_timeout_s, 0);
-  EXPECT_GE(c.rpc_memory_budget_bytes, c.rpc_connection_memory_bytes);
-  EXPECT_GE(double(c.rpc_connection_memory_bytes), 2.0 * c.rpc_max_frame_bytes);
+  EXPECT_LT(c.rpc.max_connections_per_address, c.rpc.max_connections);
+  EXPECT_GT(c.rpc.idle_timeout_s, 0);
+  EXPECT_GT(c.rpc.read_timeout_s, 0);
+  EXPECT_GE(c.rpc.memory_budget_bytes, c.rpc.connection_memory_bytes);
+  EXPECT_GE(double(c.rpc.connection_memory_bytes), 2.0 * c.rpc.max_frame_bytes);
   EXPECT_EQ(refusal("", "", "admin_key_file = \"admin.key\"\nservice_key_file = \"service.key\""), "");
 }
 

@@ -65,7 +65,8 @@ TEST_F(RpcServerTest, PipelinedRaycastsComeBackInRequestOrderWithTheWorldsAnswer
   std::vector<std::uint8_t> stream;
   for (int i = 0; i < 100; ++i) {
     const Vec3 aim = near_entity(rng, entities, 20);
-    const Vec3 origin = aim + Vec3{uniform(rng, -300, 300), uniform(rng, -300, 300), uniform(rng, 0, 150)};
+    const Vec3 origin =
+        aim + Vec3{uniform_float(rng, -300, 300), uniform_float(rng, -300, 300), uniform_float(rng, 0, 150)};
     const Ray r{origin, aim - origin, length(aim - origin) + 100, random_filter(rng, entities)};
     rays.push_back(r);
     flatbuffers::FlatBufferBuilder fbb;

@@ -2,7 +2,7 @@
 // TOML and from its flag; every kind of bad value is refused with a message naming the key, the value and
 // the rule (one table of cases); unknown keys and sections are errors with a suggestion; overrides; key
 // files; log level names.
-#include "server/server_config.hpp"
+#include "server/config/server_config.hpp"
 
 #include <gtest/gtest.h>
 #include <spdlog/spdlog.h>
@@ -76,7 +76,7 @@ TEST_F(ConfigDir, ShippedConfigLoadsAndValidates) {
   EXPECT_EQ(c.config_file, path);
   EXPECT_EQ(c.bind_address, "127.0.0.1");
   EXPECT_EQ(c.udp_port, 40000);
-  EXPECT_EQ(c.rpc_port, 40001);
+  EXPECT_EQ(c.rpc.port, 40001);
   EXPECT_EQ(c.http_port, 40002);
   EXPECT_EQ(c.tick_rate, 64);
   EXPECT_EQ(c.snapshot_rate, 32);
@@ -145,7 +145,7 @@ seed = 4000000000
   EXPECT_EQ(c.bind_address, "0.0.0.0");
   EXPECT_EQ(c.public_address, "203.0.113.7:50000");
   EXPECT_EQ(c.udp_port, 1);
-  EXPECT_EQ(c.rpc_port, 2);
+  EXPECT_EQ(c.rpc.port, 2);
   EXPECT_EQ(c.http_port, 3);
   EXPECT_EQ(c.threads, 4);
   EXPECT_EQ(c.rpc_threads, 5);
@@ -156,12 +156,12 @@ seed = 4000000000
   EXPECT_EQ(c.connection_timeout_s, 9.0);  // an integer is a number too
   EXPECT_EQ(c.keepalive_interval_s, 0.5);
   EXPECT_EQ(c.max_pending_events, 99);
-  EXPECT_EQ(c.rpc_max_connections, 11);
-  EXPECT_EQ(c.rpc_max_frame_bytes, 65536u);
-  EXPECT_EQ(c.rpc_max_batch, 13);
-  EXPECT_EQ(c.rpc_rate, 25000.0);
-  EXPECT_EQ(c.rpc_burst, 300.0);
-  EXPECT_EQ(c.subscriber_max_pending_bytes, 4096u);
+  EXPECT_EQ(c.rpc.max_connections, 11);
+  EXPECT_EQ(c.rpc.max_frame_bytes, 65536u);
+  EXPECT_EQ(c.rpc.max_batch, 13);
+  EXPECT_EQ(c.rpc.rate, 25000.0);
+  EXPECT_EQ(c.rpc.burst, 300.0);
+  EXPECT_EQ(c.rpc.subscriber_max_pending_bytes, 4096u);
   EXPECT_EQ(c.token_key_file, "token.key");
   EXPECT_EQ(c.admin_key_file, "admin.key");
   EXPECT_EQ(c.log_level, "debug");
@@ -183,7 +183,7 @@ TEST_F(ConfigDir, DefaultsNeedOnlyKeysAndALevel) {
   ServerConfig defaults;
   EXPECT_EQ(c.udp_port, defaults.udp_port);
   EXPECT_EQ(c.tick_rate, defaults.tick_rate);
-  EXPECT_EQ(c.rpc_rate, defaults.rpc_rate);
+  EXPECT_EQ(c.rpc.rate, defaults.rpc.rate);
   EXPECT_EQ(c.log_level, defaults.log_level);
   EXPECT_TRUE(c.matches.empty());
 }
@@ -359,7 +359,7 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
   apply_override(c, "admin-key-file", "admin.key");
   EXPECT_NO_THROW(validate(c));
   EXPECT_EQ(c.udp_port, 0);
-  EXPECT_EQ(c.rpc_port, 41001);
+  EXPECT_EQ(c.rpc.port, 41001);
   EXPECT_EQ(c.http_port, 41002);
   EXPECT_EQ(c.bind_address, "0.0.0.0");
   EXPECT_EQ(c.public_address, "[2001:db8::1]:40000");
@@ -370,7 +370,7 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
   EXPECT_EQ(c.log_level, "trace");
   EXPECT_EQ(c.max_players, 8);
   EXPECT_EQ(c.connection_timeout_s, 2.5);
-  EXPECT_EQ(c.rpc_rate, 1000.0);
+  EXPECT_EQ(c.rpc.rate, 1000.0);
 
   // Every [section] key of the file has a flag: the flag list and the shipped file's keys agree.
   std::vector<std::string> flags = override_names();

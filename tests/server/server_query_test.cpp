@@ -11,6 +11,7 @@
 #include "world/level/compiled_level.hpp"
 #include "world/match/character_motor.hpp"
 #include "world/match/world_query.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {
@@ -87,7 +88,7 @@ TEST_F(ServerQueryTest, RaycastsOverRpcEqualTheWorldQueryOnTheSameLevel) {
   const CompiledLevel arena = compile_arena();
   RpcTestClient rpc(server_.ports().rpc);
   std::mt19937 rng(20261121);
-  std::uniform_real_distribution<float> coord(-1000, 1000), height(1, 500), dir(-1, 1);
+  UniformReal<float> coord(-1000, 1000), height(1, 500), dir(-1, 1);
   for (int i = 0; i < 200; ++i) {
     const Vec3 o{coord(rng), coord(rng), height(rng)};
     Vec3 d{dir(rng), dir(rng), dir(rng)};

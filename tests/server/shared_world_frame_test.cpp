@@ -9,7 +9,7 @@
 #include <random>
 
 #include "server/client_connection.hpp"
-#include "tests/server/channel_harness.hpp"
+#include "tests/support/channel_harness.hpp"
 
 namespace shiftcast {
 namespace {

@@ -3,6 +3,7 @@
 // of two rate and times on a 1/1024 s grid, so every quantity is exact in binary and the comparison is
 // exact; the non-dyadic run checks the defining property instead (waiting retry_after_ms is enough).
 #include "server/token_bucket.hpp"
+#include "tests/support/seeded_random.hpp"
 
 #include <gtest/gtest.h>
 
@@ -67,15 +68,15 @@ TEST(TokenBucket, TimeGoingBackwardsAddsNothing) {
 TEST(TokenBucket, RandomRunMatchesTheClosedFormExactly) {
   std::mt19937 rng(1234);
   for (double rate : {1.0, 8.0, 64.0, 1024.0, 131072.0}) {
-    const double burst = std::uniform_int_distribution<int>(1, 200)(rng);
+    const double burst = UniformInt<int>(1, 200)(rng);
     double now = 5.0;
     TokenBucket bucket(rate, burst, now);
     double tokens = burst;  // the oracle
     for (int step = 0; step < 5000; ++step) {
-      double dt = std::uniform_int_distribution<int>(0, 512)(rng) / 1024.0;
+      double dt = UniformInt<int>(0, 512)(rng) / 1024.0;
       now += dt;
       tokens = std::min(burst, tokens + rate * dt);
-      double cost = std::uniform_int_distribution<int>(0, static_cast<int>(burst) + 2)(rng);
+      double cost = UniformInt<int>(0, static_cast<int>(burst) + 2)(rng);
       std::uint32_t retry = 0;
       bool taken = bucket.take(cost, now, &retry);
       ASSERT_EQ(taken, cost <= tokens) << "rate " << rate << " step " << step;
@@ -93,7 +94,7 @@ TEST(TokenBucket, RandomRunMatchesTheClosedFormExactly) {
 
 TEST(TokenBucket, WaitingRetryAfterIsEnoughForAnyRate) {
   std::mt19937 rng(99);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  UniformReal<double> unit(0.0, 1.0);
   for (int trial = 0; trial < 2000; ++trial) {
     double rate = 0.1 + unit(rng) * 100000;
     double burst = 1 + unit(rng) * 20000;

@@ -19,6 +19,7 @@
 #include "protocol/packet.hpp"
 #include "server/client_connection.hpp"
 #include "tests/support/fixed_keys.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast::channel_test {
 
@@ -127,7 +128,7 @@ class Link {
   Link(std::uint32_t seed, double loss, double duplicate) : rng_(seed), loss_(loss), duplicate_(duplicate) {}
   std::size_t send(std::vector<std::uint8_t> d, double now) {
     const std::size_t id = sent_++;
-    std::uniform_real_distribution<double> u(0, 1), delay(0.01, 0.09);
+    UniformReal<double> u(0, 1), delay(0.01, 0.09);
     if (u(rng_) < loss_) {
       lost_.insert(id);
       return id;
@@ -166,7 +167,7 @@ class Link {
 };
 
 inline ContactRecord make_contact(std::uint64_t tick, std::uint32_t a, std::mt19937& rng) {
-  std::uniform_real_distribution<float> u(0, 1);
+  UniformReal<float> u(0, 1);
   Contact c;
   c.tick = tick;
   c.time = u(rng);

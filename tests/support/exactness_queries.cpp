@@ -4,6 +4,7 @@
 #include <numbers>
 
 #include "tests/support/exactness_check.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {
@@ -62,7 +63,7 @@ ExactnessQueries::ExactnessQueries(const BrushOracle& oracle, const Aabb& bounds
     : oracle_(oracle), bounds_(bounds), places_(places), rng_(seed) {}
 
 double ExactnessQueries::uniform(double lo, double hi) {
-  return lo + (hi - lo) * (double(rng_()) / 4294967296.0);
+  return uniform_double(rng_, lo, hi);
 }
 
 double ExactnessQueries::log_uniform(double lo, double hi) {

@@ -7,6 +7,7 @@
 
 #include "collision/brush.hpp"
 #include "world/level/procedural_level.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast::oracle_test {
 
@@ -21,7 +22,7 @@ inline Brush box(Vec3 lo, Vec3 hi) {
 class Uniform {
  public:
   explicit Uniform(std::uint32_t seed) : rng_(seed) {}
-  double operator()(double lo, double hi) { return lo + (hi - lo) * (double(rng_()) / 4294967296.0); }
+  double operator()(double lo, double hi) { return uniform_double(rng_, lo, hi); }
   Vec3d in_box(Vec3d lo, Vec3d hi) { return {(*this)(lo.x, hi.x), (*this)(lo.y, hi.y), (*this)(lo.z, hi.z)}; }
   Vec3d direction() {
     for (;;) {

@@ -23,6 +23,7 @@
 #include "collision/pose.hpp"
 #include "collision/shape.hpp"
 #include "collision/vec3.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast::narrow_phase_test {
 
@@ -38,7 +39,7 @@ inline constexpr double kWitnessSlack = 1e-6;
 class Rng {
  public:
   explicit Rng(unsigned seed) : gen_(seed) {}
-  double uniform(double lo, double hi) { return lo + (hi - lo) * (double(gen_()) / 4294967296.0); }
+  double uniform(double lo, double hi) { return uniform_double(gen_, lo, hi); }
   int index(int n) { return int(gen_() % unsigned(n)); }
 
  private:

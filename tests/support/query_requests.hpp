@@ -21,6 +21,8 @@
 #include "protocol/wire_constants.hpp"
 #include "server/match_directory.hpp"
 #include "server/query_service.hpp"
+#include "shiftcast_generated.h"
+#include "tests/support/seeded_random.hpp"
 #include "tests/support/sim_match_directory.hpp"
 #include "world/match/world_query.hpp"
 
@@ -80,12 +82,9 @@ class ArenaQueryTest : public ::testing::Test {
   QueryScratch scratch_;
 };
 
-inline float uniform(std::mt19937& rng, float lo, float hi) {
-  return lo + (hi - lo) * float(rng() >> 8) * (1.0f / 16777216.0f);
-}
 inline Vec3 random_point(std::mt19937& rng) {
-  return {uniform(rng, -kArenaHalf, kArenaHalf), uniform(rng, -kArenaHalf, kArenaHalf),
-          uniform(rng, 1, kArenaTop)};
+  return {uniform_float(rng, -kArenaHalf, kArenaHalf), uniform_float(rng, -kArenaHalf, kArenaHalf),
+          uniform_float(rng, 1, kArenaTop)};
 }
 
 struct AsOfArg {
@@ -210,17 +209,17 @@ inline ShapeArg random_shape(std::mt19937& rng) {
       break;
     case 1:
       s.kind = wire::ShapeKind::Sphere;
-      s.radius = uniform(rng, 1, 40);
+      s.radius = uniform_float(rng, 1, 40);
       break;
     case 2:
       s.kind = wire::ShapeKind::Cylinder;
-      s.radius = uniform(rng, 4, 30);
-      s.height = uniform(rng, 8, 80);
+      s.radius = uniform_float(rng, 4, 30);
+      s.height = uniform_float(rng, 8, 80);
       break;
     default:
       s.kind = wire::ShapeKind::Box;
-      s.half = {uniform(rng, 2, 40), uniform(rng, 2, 40), uniform(rng, 2, 40)};
-      s.yaw = uniform(rng, -kPi, kPi);
+      s.half = {uniform_float(rng, 2, 40), uniform_float(rng, 2, 40), uniform_float(rng, 2, 40)};
+      s.yaw = uniform_float(rng, -kPi, kPi);
   }
   return s;
 }
@@ -230,8 +229,8 @@ inline Vec3 near_entity(std::mt19937& rng, const std::vector<Entity>& entities, 
   if (entities.empty() || rng() % 3 == 0) return random_point(rng);
   const Entity& e = entities[rng() % entities.size()];
   const Vec3 c = world_center(e, e.pose);
-  return c +
-         Vec3{uniform(rng, -spread, spread), uniform(rng, -spread, spread), uniform(rng, -spread, spread)};
+  return c + Vec3{uniform_float(rng, -spread, spread), uniform_float(rng, -spread, spread),
+                  uniform_float(rng, -spread, spread)};
 }
 
 // An answer finished into an Envelope and verified, as a client receives it.

@@ -26,6 +26,7 @@
 #include "world/level/compiled_level.hpp"
 #include "world/level/navmesh.hpp"
 #include "world/match/match_setup.hpp"
+#include "world/match/match_defaults.hpp"
 
 namespace shiftcast {
 
@@ -41,7 +42,7 @@ struct SimLevel {
 };
 
 struct SimMatchOptions {
-  int tick_rate = 64;
+  int tick_rate = kDefaultTickRate;
   int projectiles = 24;          // kept about this many in flight
   float settle_seconds = 0.25f;  // MatchSetup's settling ticks before the first published one counts
 };

@@ -25,14 +25,15 @@ std::vector<Vec3> box_corners(Vec3 h, Vec3 c) {
 }
 
 Entity random_convex_entity(std::mt19937& rng, EntityId id, double spread) {
-  const Pose pose{{float(uniform(rng, -spread, spread)), float(uniform(rng, -spread, spread)),
-                   float(uniform(rng, -40, 40))},
-                  float(uniform(rng, -kPi, kPi))};
+  const Pose pose{{float(uniform_double(rng, -spread, spread)), float(uniform_double(rng, -spread, spread)),
+                   float(uniform_double(rng, -40, 40))},
+                  float(uniform_double(rng, -kPi, kPi))};
   switch (rng() % 3) {
     case 0:
-      return make_entity(id, Shape::sphere(float(uniform(rng, 2, 30)), uniform_vec(rng, -5, 5)), pose);
+      return make_entity(id, Shape::sphere(float(uniform_double(rng, 2, 30)), uniform_vec(rng, -5, 5)), pose);
     case 1:
-      return make_entity(id, Shape::cylinder(float(uniform(rng, 2, 20)), float(uniform(rng, 5, 60))), pose);
+      return make_entity(
+          id, Shape::cylinder(float(uniform_double(rng, 2, 20)), float(uniform_double(rng, 5, 60))), pose);
     default:
       return make_entity(id, Shape::box(uniform_vec(rng, 2, 30), uniform_vec(rng, -5, 5)), pose);
   }

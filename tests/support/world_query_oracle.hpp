@@ -23,6 +23,7 @@
 #include "collision/bsp_build.hpp"
 #include "collision/time_of_impact.hpp"
 #include "world/match/world_query.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast::world_query_test {
 
@@ -35,11 +36,9 @@ inline constexpr double kExactTolerance = 2e-4;
 // Time-of-impact answers stop at most kToiDistanceTolerance short of touching (in distance).
 inline constexpr double kToiSlack = kToiDistanceTolerance + 1e-4;
 
-inline double uniform(std::mt19937& rng, double lo, double hi) {
-  return lo + (hi - lo) * (double(rng()) / 4294967296.0);
-}
 inline Vec3 uniform_vec(std::mt19937& rng, double lo, double hi) {
-  return {float(uniform(rng, lo, hi)), float(uniform(rng, lo, hi)), float(uniform(rng, lo, hi))};
+  return {float(uniform_double(rng, lo, hi)), float(uniform_double(rng, lo, hi)),
+          float(uniform_double(rng, lo, hi))};
 }
 
 Entity make_entity(EntityId id, Shape shape, Pose pose, std::uint32_t layer = kLayerProp);
@@ -48,7 +47,7 @@ Entity make_entity(EntityId id, Shape shape, Pose pose, std::uint32_t layer = kL
 std::vector<Vec3> box_corners(Vec3 h, Vec3 c);
 
 inline Pose random_pose(std::mt19937& rng) {
-  return {uniform_vec(rng, -50, 50), float(uniform(rng, -kPi, kPi))};
+  return {uniform_vec(rng, -50, 50), float(uniform_double(rng, -kPi, kPi))};
 }
 
 // A sphere, an upright cylinder or a box (one in three each), randomly sized and turned, its position

@@ -25,13 +25,14 @@
 #include "world/level/navmesh.hpp"
 #include "world/match/character_motor.hpp"
 #include "world/match/player_input.hpp"
+#include "world/match/match_defaults.hpp"
 
 namespace shiftcast {
 
 // Rates are per second of simulated time and converted to per-tick chances with tick_rate, so a bot
 // behaves the same at 20 Hz and at 128 Hz.
 struct BotConfig {
-  int tick_rate = 64;  // Hz: the simulation's
+  int tick_rate = kDefaultTickRate;  // Hz: the simulation's
   // A path corner counts as reached within this horizontal distance: below the player's radius (15) so
   // bots round doorways close to where Detour's string-pulled path bends, above a tick's run (320/20 =
   // 16 units at 20 Hz would skip past a smaller radius without ever being inside it).

@@ -26,6 +26,7 @@
 #include "world/level/compiled_level.hpp"
 #include "world/match/entity.hpp"
 #include "world/match/player_input.hpp"
+#include "world/match/match_defaults.hpp"
 
 namespace shiftcast {
 
@@ -45,9 +46,9 @@ struct RecordingHeader {
   std::string level_name;
   std::uint64_t level_hash = 0;  // level_fingerprint(level)
   std::uint32_t match_id = 0;
-  std::int32_t tick_rate = 64;
-  std::int32_t snapshot_rate = 32;
-  std::int32_t max_players = 32;
+  std::int32_t tick_rate = kDefaultTickRate;
+  std::int32_t snapshot_rate = kDefaultSnapshotRate;
+  std::int32_t max_players = kDefaultMaxPlayers;
   std::int32_t props = 0;
   std::uint32_t seed = 1;
   // The SimulationConfig fields a hosted match does not leave at their defaults: the tick rate, and the

@@ -38,6 +38,7 @@
 #include "world/level/navmesh.hpp"
 #include "world/match/bot_driver.hpp"
 #include "world/match/simulation.hpp"
+#include "world/match/match_defaults.hpp"
 
 namespace shiftcast {
 
@@ -98,7 +99,7 @@ struct MatchSetupResult {
 // period differ from SimulationConfig's defaults (the period's default depends on the build, so a replay
 // passes the recorded one).
 struct HostedMatchOptions {
-  int tick_rate = 64;
+  int tick_rate = kDefaultTickRate;
   int props = 0;
   std::uint32_t seed = 1;
   int level_check_period = kDefaultLevelCheckPeriod;

@@ -44,6 +44,7 @@
 #include "world/match/prop_model.hpp"
 #include "world/match/tick_history.hpp"
 #include "world/match/world_query.hpp"
+#include "world/match/match_defaults.hpp"
 
 namespace shiftcast {
 
@@ -72,7 +73,7 @@ inline constexpr int kDefaultLevelCheckPeriod = 1;
 #endif
 
 struct SimulationConfig {
-  int tick_rate = 64;  // Hz, 20..128
+  int tick_rate = kDefaultTickRate;  // Hz, 20..128
   MotorConfig motor;
   float grid_cell = 0;  // 0: Grid::derive_cell_size from the largest entity added before the first step
   float projectile_radius = 4;

@@ -13,6 +13,8 @@
 #include "world/level/compiled_level.hpp"
 #include "world/level/level_generated.h"
 #include "world/level/procedural_level.hpp"
+#include "level_generated.h"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {
@@ -134,7 +136,7 @@ bool same_answer(const TraceResult& a, const TraceResult& b) {
 int differing_traces(const BspTree& a, const BspTree& b, int queries) {
   std::mt19937 rng(kQuerySeed);
   const Aabb box = a.bounds();
-  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  UniformReal<float> unit(0.0f, 1.0f);
   const auto random_point = [&] {
     const Vec3 size = box.size();
     return Vec3{box.min.x - 32 + unit(rng) * (size.x + 64), box.min.y - 32 + unit(rng) * (size.y + 64),

@@ -16,6 +16,7 @@
 #include "collision/bsp_build.hpp"
 #include "tests/support/brush_oracle.hpp"
 #include "world/level/map_import.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {
@@ -304,7 +305,7 @@ TEST_P(AuthoredLevel, BspAgreesWithBruteForceOnRandomPoints) {
   std::mt19937 rng(20240611);
   const Vec3 lo = level.bounds.min - Vec3{32, 32, 32};
   const Vec3 hi = level.bounds.max + Vec3{32, 32, 32};
-  std::uniform_real_distribution<float> ux(lo.x, hi.x), uy(lo.y, hi.y), uz(lo.z, hi.z);
+  UniformReal<float> ux(lo.x, hi.x), uy(lo.y, hi.y), uz(lo.z, hi.z);
   int tested = 0, solid = 0;
   for (int i = 0; i < kPoints; ++i) {
     const Vec3 p{ux(rng), uy(rng), uz(rng)};
@@ -561,10 +562,10 @@ TEST(MapImportErrors, TruncatedFilesFailOnALineOfTheTextOrParseCleanly) {
 TEST(MapImportErrors, RandomByteDamageNeverCrashes) {
   const std::string text = read_text(source_path("configs/levels/arena.map"));
   std::mt19937 rng(7);
-  std::uniform_int_distribution<std::size_t> where(0, text.size() - 1);
-  std::uniform_int_distribution<int> byte(0, 255);
+  UniformInt<std::size_t> where(0, text.size() - 1);
+  UniformInt<int> byte(0, 255);
   const char kTokens[] = "{}()[]\"/ \n0-.e";
-  std::uniform_int_distribution<std::size_t> token(0, sizeof(kTokens) - 2);
+  UniformInt<std::size_t> token(0, sizeof(kTokens) - 2);
   for (int i = 0; i < 2000; ++i) {
     std::string damaged = text;
     for (int k = 0; k < 1 + i % 3; ++k) {

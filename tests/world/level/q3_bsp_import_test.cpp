@@ -27,6 +27,7 @@
 #include "collision/bsp_build.hpp"
 #include "collision/convex_polytope.hpp"
 #include "world/level/q3_bsp_import.hpp"
+#include "tests/support/seeded_random.hpp"
 
 #ifndef SHIFTCAST_SOURCE_DIR
 #error \
@@ -170,7 +171,7 @@ const BspTree& tree_of(const std::string& name) {
 class Random {
  public:
   explicit Random(std::uint32_t seed) : rng_(seed) {}
-  float uniform(float lo, float hi) { return lo + (hi - lo) * float(rng_() >> 8) * (1.0f / 16777216.0f); }
+  float uniform(float lo, float hi) { return uniform_float(rng_, lo, hi); }
   std::uint32_t below(std::uint32_t n) { return std::uint32_t(std::uint64_t(rng_()) * n >> 32); }
 
  private:

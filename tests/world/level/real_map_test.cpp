@@ -12,6 +12,7 @@
 #include "world/level/compiled_level.hpp"
 #include "world/level/navmesh.hpp"
 #include "world/level/q3_bsp_import.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {
@@ -68,7 +69,7 @@ TEST_P(RealMap, CompilesRoundTripsAndConnectsItsSpawnPointsByNavmesh) {
   EXPECT_EQ(level.level.source_hash, back.level.source_hash);
   ASSERT_EQ(level.level.spawns.size(), back.level.spawns.size());
   std::mt19937 rng(17);
-  const auto uniform = [&](float lo, float hi) { return lo + (hi - lo) * float(rng() >> 8) / 16777216.0f; };
+  const auto uniform = [&](float lo, float hi) { return uniform_float(rng, lo, hi); };
   const Aabb box = level.tree.bounds();
   const Shape shapes[] = {Shape::point(), Shape::sphere(8), Shape::cylinder(15, 56)};
   for (int i = 0; i < 2000; ++i) {

@@ -15,6 +15,7 @@
 #include "world/level/compiled_level.hpp"
 #include "world/level/map_import.hpp"
 #include "world/match/character_motor.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast::character_motor_test {
 namespace {
@@ -32,7 +33,7 @@ struct Walk {
 Walk random_walk(const BspTree& tree, const BrushOracle& oracle, Vec3 start, std::uint32_t seed, int ticks) {
   const LevelWorld world(tree);
   std::mt19937 rng(seed);
-  const auto unit = [&rng] { return float(rng() >> 8) * (1.0f / 16777216.0f); };
+  const auto unit = [&rng] { return unit_float(rng); };
   Walk walk;
   MotorState state;
   Vec3 feet = start;

@@ -26,6 +26,7 @@
 #include "collision/brush.hpp"
 #include "collision/narrow_phase.hpp"
 #include "world/match/prop_model.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {
@@ -37,10 +38,6 @@ constexpr int kPrismSides = 16;
 // The world's kContactDistance (world/match/simulation.hpp), restated to keep this test off the simulation.
 constexpr float kContactDistanceForTest = 0.25f;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-double uniform(std::mt19937& rng, double lo, double hi) {
-  return lo + (hi - lo) * (double(rng()) / 4294967296.0);
-}
 
 // ---------------------------------------------------------------------------------------------------
 // The polytope oracle.
@@ -315,16 +312,17 @@ Population make_population(std::mt19937& rng) {
   for (float r : {2.f, 6.f, 12.f})
     pop.specs.push_back({Kind::kProjectile, r});
   for (int i = 0; i < 3; ++i) {
-    const Vec3 h{float(uniform(rng, 4, 32)), float(uniform(rng, 4, 32)), float(uniform(rng, 4, 24))};
+    const Vec3 h{float(uniform_double(rng, 4, 32)), float(uniform_double(rng, 4, 32)),
+                 float(uniform_double(rng, 4, 24))};
     pop.specs.push_back({Kind::kBox, 0, keep(pop, make_box_model("box", h)), {}, {{-h, h}}});
   }
   for (int i = 0; i < 4; ++i) {
     std::vector<Vec3> points;
     const int n = 6 + int(rng() % 7);
-    const double size = uniform(rng, 8, 40);
+    const double size = uniform_double(rng, 8, 40);
     for (int k = 0; k < n; ++k) {
-      points.push_back({float(uniform(rng, -size, size)), float(uniform(rng, -size, size)),
-                        float(uniform(rng, -size, size))});
+      points.push_back({float(uniform_double(rng, -size, size)), float(uniform_double(rng, -size, size)),
+                        float(uniform_double(rng, -size, size))});
     }
     pop.specs.push_back({Kind::kHull, 0, keep(pop, make_hull_model("hull", points)), points, {}});
   }
@@ -345,13 +343,14 @@ RandomPair random_pair(const Population& pop, std::mt19937& rng, EntityId id_a, 
   RandomPair p;
   p.spec_a = rng() % pop.specs.size();
   p.spec_b = rng() % pop.specs.size();
-  const auto yaw = [&] { return float(uniform(rng, -kPi, kPi)); };
-  const Vec3 origin{float(uniform(rng, -2000, 2000)), float(uniform(rng, -2000, 2000)),
-                    float(uniform(rng, -200, 200))};
+  const auto yaw = [&] { return float(uniform_double(rng, -kPi, kPi)); };
+  const Vec3 origin{float(uniform_double(rng, -2000, 2000)), float(uniform_double(rng, -2000, 2000)),
+                    float(uniform_double(rng, -200, 200))};
   p.a = make_entity(pop.specs[p.spec_a], id_a, {origin, yaw()});
   p.b = make_entity(pop.specs[p.spec_b], id_b, {{}, yaw()});
-  const Vec3d dir = normalize(Vec3d{uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -0.6, 0.6)});
-  const double dist = (p.a.bound_radius + p.b.bound_radius) * uniform(rng, 0.15, 1.05);
+  const Vec3d dir = normalize(
+      Vec3d{uniform_double(rng, -1, 1), uniform_double(rng, -1, 1), uniform_double(rng, -0.6, 0.6)});
+  const double dist = (p.a.bound_radius + p.b.bound_radius) * uniform_double(rng, 0.15, 1.05);
   const Vec3d centre = to_world(p.a.pose, to_double(p.a.local_center)) + dir * dist;
   p.b.pose.position = to_float(centre - direction_to_world(p.b.pose, to_double(p.b.local_center)));
   const float reaches[] = {0.0f, 0.25f, 2.0f};
@@ -363,7 +362,7 @@ RandomPair random_pair(const Population& pop, std::mt19937& rng, EntityId id_a, 
   if (rng() % 2 == 0) {
     PairContact c;
     if (hard_case(p.a, p.b, 1e4f, c)) {
-      const double target = p.reach + uniform(rng, -snap, snap);
+      const double target = p.reach + uniform_double(rng, -snap, snap);
       p.b.pose.position = p.b.pose.position + c.normal * float(target - c.separation);
     }
   }
@@ -402,7 +401,8 @@ TEST(Filters, NoStageContradictsTheHardCaseOnRandomPairs) {
     // No axis at all, in either direction, may claim to divide a touching pair.
     std::vector<Vec3d> axes = {to_double(hard.normal)};
     for (int k = 0; k < 8; ++k)
-      axes.push_back(Vec3d{uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)});
+      axes.push_back(
+          Vec3d{uniform_double(rng, -1, 1), uniform_double(rng, -1, 1), uniform_double(rng, -1, 1)});
     for (Vec3d axis : axes) {
       ASSERT_FALSE(separated_along(p.a.shape, p.a.pose, p.b.shape, p.b.pose, axis, p.reach)) << "pair " << i;
       ASSERT_FALSE(separated_along(p.a.shape, p.a.pose, p.b.shape, p.b.pose, -axis, p.reach)) << "pair " << i;
@@ -501,7 +501,7 @@ TEST(Filters, VehicleNestedInConcavePadReachesTheHardCase) {
     // test also goes all the way, and still answers correctly.
     std::mt19937 rng(9);
     for (int k = 0; k < 2000; ++k) {
-      const Vec3d axis{uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)};
+      const Vec3d axis{uniform_double(rng, -1, 1), uniform_double(rng, -1, 1), uniform_double(rng, -1, 1)};
       ASSERT_FALSE(separated_along(tank.shape, tank.pose, pad.shape, pad.pose, axis, 0.0));
     }
     EXPECT_EQ(cascade.test(tank, pad, c, stats), touching);

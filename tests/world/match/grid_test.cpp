@@ -4,6 +4,7 @@
 // counters against set differences of the ranges, and the conservative property that every pair of truly
 // overlapping boxes is reported.
 #include "world/match/grid.hpp"
+#include "tests/support/seeded_random.hpp"
 
 #include <gtest/gtest.h>
 
@@ -380,8 +381,7 @@ TEST(GridTest, SweepSpecialCases) {
 // Coordinates snapped to multiples of 8 half the time put many box faces and segment ends exactly on
 // cell edges.
 float coordinate(std::mt19937& rng, float lo, float hi) {
-  const double u = double(rng()) / 4294967296.0;
-  const float v = float(lo + u * (hi - lo));
+  const float v = float(uniform_double(rng, lo, hi));
   return (rng() & 1) ? std::round(v / 8) * 8 : v;
 }
 

@@ -15,17 +15,14 @@
 #include <vector>
 
 #include "collision/brush.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {
 
-double uniform(std::mt19937& rng, double lo, double hi) {
-  return lo + (hi - lo) * (double(rng()) / 4294967296.0);
-}
-
 Vec3 random_point(std::mt19937& rng, double half) {
-  return {float(uniform(rng, -half, half)), float(uniform(rng, -half, half)),
-          float(uniform(rng, -half, half))};
+  return {float(uniform_double(rng, -half, half)), float(uniform_double(rng, -half, half)),
+          float(uniform_double(rng, -half, half))};
 }
 
 // The brute-force hull of points in general position: all triangles (i, j, k) with every other point
@@ -67,7 +64,8 @@ double max_along(const std::vector<Vec3>& points, Vec3d u) {
 void expect_contains(const PropModel& model, const std::vector<Vec3>& points, std::mt19937& rng) {
   const Shape shape = model_shape(model);
   for (int trial = 0; trial < 200; ++trial) {
-    const Vec3d u = normalize(Vec3d{uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)});
+    const Vec3d u =
+        normalize(Vec3d{uniform_double(rng, -1, 1), uniform_double(rng, -1, 1), uniform_double(rng, -1, 1)});
     EXPECT_LE(max_along(points, u), shape.support(u) + 1e-9);
   }
   for (Vec3 v : model.vertices)
@@ -174,7 +172,7 @@ TEST(PropModel, RandomHullsMatchBruteForce) {
     const int n = 4 + int(rng() % 22);
     std::vector<Vec3> points;
     for (int i = 0; i < n; ++i)
-      points.push_back(random_point(rng, uniform(rng, 4, 200)));
+      points.push_back(random_point(rng, uniform_double(rng, 4, 200)));
     std::vector<bool> vertex;
     const int faces = brute_force_hull(points, vertex);
     const PropModelResult r = make_hull_model("random", points);
@@ -262,8 +260,9 @@ TEST(PropModel, DenseSphereHullContainsEveryPoint) {
   std::mt19937 rng(7);
   std::vector<Vec3> points;
   for (int i = 0; i < 400; ++i) {
-    const Vec3d u = normalize(Vec3d{uniform(rng, -1, 1), uniform(rng, -1, 1), uniform(rng, -1, 1)});
-    points.push_back(to_float(u * uniform(rng, 30, 32)));
+    const Vec3d u =
+        normalize(Vec3d{uniform_double(rng, -1, 1), uniform_double(rng, -1, 1), uniform_double(rng, -1, 1)});
+    points.push_back(to_float(u * uniform_double(rng, 30, 32)));
   }
   const PropModelResult r = make_hull_model("ball", points);
   ASSERT_TRUE(r.ok()) << r.error;
@@ -280,7 +279,7 @@ TEST(PropModel, HullErrors) {
   std::mt19937 rng(3);
   std::vector<Vec3> flat;
   for (int i = 0; i < 50; ++i)
-    flat.push_back({float(uniform(rng, -50, 50)), float(uniform(rng, -50, 50)), 12});
+    flat.push_back({float(uniform_double(rng, -50, 50)), float(uniform_double(rng, -50, 50)), 12});
   const PropModelResult coplanar = make_hull_model("flat", flat);
   EXPECT_FALSE(coplanar.ok());
   EXPECT_NE(coplanar.error.find("coplanar"), std::string::npos) << coplanar.error;
@@ -325,7 +324,8 @@ TEST(PropModel, BrushModel) {
   expect_contains(m, corners, rng);
   // The model's tree holds exactly the brushes' interiors (brute force over the brushes).
   for (int i = 0; i < 2000; ++i) {
-    const Vec3 p{float(uniform(rng, -70, 70)), float(uniform(rng, -55, 55)), float(uniform(rng, -5, 45))};
+    const Vec3 p{float(uniform_double(rng, -70, 70)), float(uniform_double(rng, -55, 55)),
+                 float(uniform_double(rng, -5, 45))};
     std::int32_t want = kNoBrush;
     for (std::size_t b = 0; b < m.brushes.size(); ++b) {
       if (brush_contains(m.brushes[b], p)) want = std::int32_t(b);

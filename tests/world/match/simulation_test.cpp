@@ -13,14 +13,10 @@
 #include "world/level/map_import.hpp"
 #include "world/level/navmesh.hpp"
 #include "world/match/simulation.hpp"
+#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {
-
-// Uniform in [lo, hi) from raw generator output, so sequences are the same on every standard library.
-float uniform(std::mt19937& rng, float lo, float hi) {
-  return lo + (hi - lo) * float(rng() >> 8) * (1.0f / 16777216.0f);
-}
 
 // A closed room 4096 wide, floor at z = 0, ceiling at 512, plus any extra brushes.
 BspTree room(std::vector<Brush> extra = {}) {
@@ -57,13 +53,13 @@ TEST(Simulation, ProjectilesAtTenThousandUnitsPerSecondNeverPassThroughAThinWall
     SimulationConfig config;
     config.tick_rate = 20;  // 500 units a tick at 10,000 units/s
     Simulation sim(level, nullptr, config);
-    const Vec3 feet{uniform(rng, -900, -300), uniform(rng, -200, 200), 0};
+    const Vec3 feet{uniform_float(rng, -900, -300), uniform_float(rng, -200, 200), 0};
     const EntityId player = sim.add_player(feet, 0);
     Vec3 start, aim;
     do {  // lines that stay above the floor and meet the wall (not pass its end) at its plane
-      start = {uniform(rng, -1800, -1000), uniform(rng, -200, 200), uniform(rng, 20, 100)};
+      start = {uniform_float(rng, -1800, -1000), uniform_float(rng, -200, 200), uniform_float(rng, 20, 100)};
       // Aim at the player's body give or take a few radii, so some shots graze and some miss.
-      aim = feet + Vec3{0, uniform(rng, -40, 40), uniform(rng, 6, 70)};
+      aim = feet + Vec3{0, uniform_float(rng, -40, 40), uniform_float(rng, 6, 70)};
     } while (start.z + (aim.z - start.z) * (-start.x / (aim.x - start.x)) < 10 ||
              std::abs(start.y + (aim.y - start.y) * (-start.x / (aim.x - start.x))) > 1000);
     const Vec3 velocity = normalize(aim - start) * 10000.0f;
@@ -131,13 +127,13 @@ TEST(Simulation, ProjectilesAtTenThousandUnitsPerSecondNeverPassThroughATurnedCr
     config.tick_rate = 20;
     Simulation sim(level, nullptr, config);
     const int model = sim.add_model(make_box_model("crate", {16, 16, 16}).model);
-    const Vec3 centre{uniform(rng, -900, -300), uniform(rng, -200, 200), 16 + kSurfaceBackoff};
-    const float yaw = uniform(rng, -kPi, kPi);
+    const Vec3 centre{uniform_float(rng, -900, -300), uniform_float(rng, -200, 200), 16 + kSurfaceBackoff};
+    const float yaw = uniform_float(rng, -kPi, kPi);
     const EntityId crate = sim.add_crate(model, {centre, yaw});
     Vec3 start, aim;
     do {
-      start = {uniform(rng, -1800, -1000), uniform(rng, -200, 200), uniform(rng, 20, 100)};
-      aim = centre + Vec3{0, uniform(rng, -30, 30), uniform(rng, -8, 30)};
+      start = {uniform_float(rng, -1800, -1000), uniform_float(rng, -200, 200), uniform_float(rng, 20, 100)};
+      aim = centre + Vec3{0, uniform_float(rng, -30, 30), uniform_float(rng, -8, 30)};
     } while (start.z + (aim.z - start.z) * (-start.x / (aim.x - start.x)) < 10);
     const Vec3 velocity = normalize(aim - start) * 10000.0f;
     const EntityId shot = sim.add_projectile(start, velocity, kNoEntity);
@@ -304,10 +300,10 @@ struct BusyMatch {
   void inputs(Simulation& sim) {
     for (std::size_t i = 0; i < players.size(); ++i) {
       PlayerInput in;
-      in.forward = uniform(rng, -1, 1);
-      in.right = uniform(rng, -1, 1);
-      in.yaw = uniform(rng, -kPi, kPi);
-      in.pitch = uniform(rng, -0.3f, 0.3f);
+      in.forward = uniform_float(rng, -1, 1);
+      in.right = uniform_float(rng, -1, 1);
+      in.yaw = uniform_float(rng, -kPi, kPi);
+      in.pitch = uniform_float(rng, -0.3f, 0.3f);
       const std::uint32_t dice = rng();
       in.buttons =
           std::uint8_t(((dice & 15) == 0 ? kButtonJump : 0) | ((dice & 0x30) == 0 ? kButtonFire : 0));

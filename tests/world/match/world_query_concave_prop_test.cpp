@@ -161,7 +161,7 @@ TEST(ConcaveProp, RaysSweepsAndOverlapsInThePropsFrame) {
     }
 
     // Overlap of a turned box at `to`: any brush's separating-axis gap below zero.
-    const float yaw = float(uniform(rng, -kPi, kPi));
+    const float yaw = float(uniform_double(rng, -kPi, kPi));
     const double c = std::cos(double(yaw));
     const double s = std::sin(double(yaw));
     const Vec3d at = dvec(to) + Vec3d{c * shift.x - s * shift.y, s * shift.x + c * shift.y, shift.z};

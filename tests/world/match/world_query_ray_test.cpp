@@ -41,9 +41,9 @@ RayCounts check_rays(const std::function<Entity(std::mt19937&)>& make, std::uint
     const Vec3 target = centre + uniform_vec(rng, -1.3 * e.bound_radius, 1.3 * e.bound_radius);
     const bool from_inside = i % 10 == 0;
     const Vec3 origin = from_inside ? centre + uniform_vec(rng, -2, 2) : centre + uniform_vec(rng, -200, 200);
-    const Vec3 dir = (target - origin) * float(uniform(rng, 0.2, 3));
+    const Vec3 dir = (target - origin) * float(uniform_double(rng, 0.2, 3));
     if (length(dir) < 1e-3f) continue;
-    const float max_distance = float(length(target - origin) * uniform(rng, 0.6, 1.6) + 1);
+    const float max_distance = float(length(target - origin) * uniform_double(rng, 0.6, 1.6) + 1);
     const WorldHit h = world_raycast(level, {&e, 1}, origin, dir, max_distance, {});
     const Vec3d unit = dvec(normalize(dir));
     const Entry want = first_entry([&](double s) { return sdf(e, along(origin, unit, s), half); },
@@ -108,7 +108,7 @@ RayCounts check_rays(const std::function<Entity(std::mt19937&)>& make, std::uint
 TEST(WorldRaycast, SpheresMatchTheOracle) {
   const RayCounts n = check_rays(
       [](std::mt19937& rng) {
-        return make_entity(7, Shape::sphere(float(uniform(rng, 1, 40)), uniform_vec(rng, -10, 10)),
+        return make_entity(7, Shape::sphere(float(uniform_double(rng, 1, 40)), uniform_vec(rng, -10, 10)),
                            random_pose(rng));
       },
       101, 3000, true);
@@ -123,8 +123,8 @@ TEST(WorldRaycast, CylindersMatchTheOracle) {
   const RayCounts n = check_rays(
       [](std::mt19937& rng) {
         return make_entity(8,
-                           Shape::cylinder(float(uniform(rng, 1, 30)), float(uniform(rng, 1, 80)),
-                                           uniform_vec(rng, -10, 10)),
+                           Shape::cylinder(float(uniform_double(rng, 1, 30)),
+                                           float(uniform_double(rng, 1, 80)), uniform_vec(rng, -10, 10)),
                            random_pose(rng));
       },
       202, 3000, true);
@@ -189,12 +189,12 @@ TEST(WorldRaycast, TheNearestOfManyEntitiesAndTheLevelWins) {
   int misses = 0;
   int skipped = 0;
   for (int i = 0; i < 1500; ++i) {
-    const Vec3 origin{float(uniform(rng, -300, 300)), float(uniform(rng, -300, 300)),
-                      float(uniform(rng, -40, 100))};
-    const Vec3 target{float(uniform(rng, -220, 220)), float(uniform(rng, -220, 220)),
-                      float(uniform(rng, -70, 40))};
+    const Vec3 origin{float(uniform_double(rng, -300, 300)), float(uniform_double(rng, -300, 300)),
+                      float(uniform_double(rng, -40, 100))};
+    const Vec3 target{float(uniform_double(rng, -220, 220)), float(uniform_double(rng, -220, 220)),
+                      float(uniform_double(rng, -70, 40))};
     const Vec3 dir = target - origin;
-    const float max_distance = length(dir) * float(uniform(rng, 0.3, 1.5));
+    const float max_distance = length(dir) * float(uniform_double(rng, 0.3, 1.5));
     const Vec3d unit = dvec(normalize(dir));
     double best = INFINITY;
     double second = INFINITY;

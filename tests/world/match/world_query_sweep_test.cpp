@@ -55,7 +55,7 @@ SweepCounts check_sweeps(const std::function<Entity(std::mt19937&)>& make, const
     const Vec3 from =
         centre + uniform_vec(rng, i % 10 == 0 ? -3 : -2.5 * spread, i % 10 == 0 ? 3 : 2.5 * spread);
     const Vec3 aim = centre + uniform_vec(rng, -0.8 * spread, 0.8 * spread);
-    const Vec3 to = from + (aim - from) * float(uniform(rng, 0.5, 2));
+    const Vec3 to = from + (aim - from) * float(uniform_double(rng, 0.5, 2));
     const double travel = double(length(to - from));
     if (travel < 1e-3) continue;
     const Vec3d unit = dvec(to - from) * (1 / travel);
@@ -99,11 +99,12 @@ SweepCounts check_sweeps(const std::function<Entity(std::mt19937&)>& make, const
 Entity random_round_or_box(std::mt19937& rng, int kind) {
   const Pose pose = random_pose(rng);
   if (kind == 0)
-    return make_entity(11, Shape::sphere(float(uniform(rng, 2, 30)), uniform_vec(rng, -5, 5)), pose);
+    return make_entity(11, Shape::sphere(float(uniform_double(rng, 2, 30)), uniform_vec(rng, -5, 5)), pose);
   if (kind == 1) {
-    return make_entity(
-        11, Shape::cylinder(float(uniform(rng, 2, 20)), float(uniform(rng, 5, 60)), uniform_vec(rng, -5, 5)),
-        pose);
+    return make_entity(11,
+                       Shape::cylinder(float(uniform_double(rng, 2, 20)), float(uniform_double(rng, 5, 60)),
+                                       uniform_vec(rng, -5, 5)),
+                       pose);
   }
   return make_entity(11, Shape::box(uniform_vec(rng, 2, 30), uniform_vec(rng, -5, 5)), pose);
 }
@@ -183,10 +184,10 @@ TEST(WorldOverlap, ShapesAgainstManyEntitiesMatchTheOracle) {
   for (int i = 0; i < 600; ++i) {
     const bool ball = i % 2 == 0;
     const Shape shape =
-        ball ? Shape::sphere(float(uniform(rng, 1, 30))) : Shape::box(uniform_vec(rng, 1, 25));
-    const Pose pose{
-        {float(uniform(rng, -150, 150)), float(uniform(rng, -150, 150)), float(uniform(rng, -70, 50))},
-        ball ? 0.0f : float(uniform(rng, -kPi, kPi))};
+        ball ? Shape::sphere(float(uniform_double(rng, 1, 30))) : Shape::box(uniform_vec(rng, 1, 25));
+    const Pose pose{{float(uniform_double(rng, -150, 150)), float(uniform_double(rng, -150, 150)),
+                     float(uniform_double(rng, -70, 50))},
+                    ball ? 0.0f : float(uniform_double(rng, -kPi, kPi))};
     std::vector<EntityId> want;
     bool ambiguous = false;
     for (const Entity& e : entities) {

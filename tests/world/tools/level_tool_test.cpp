@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 
+#include "tests/support/seeded_random.hpp"
 #include "tests/support/tool_process.hpp"
 #include "world/level/compiled_level.hpp"
 #include "world/level/map_import.hpp"
@@ -237,9 +238,9 @@ std::string shortest(float value) {
 // Random queries of every kind inside and a little outside the room, of every length.
 std::string generated_queries(std::uint32_t seed, int count) {
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> coordinate(-1100, 1100);
-  std::uniform_real_distribution<float> height(-40, 560);
-  std::uniform_real_distribution<float> unit(0, 1);
+  UniformReal<float> coordinate(-1100, 1100);
+  UniformReal<float> height(-40, 560);
+  UniformReal<float> unit(0, 1);
   std::string text = std::string(kQueryCsvHeader) + "\n";
   const char* kinds[] = {"ray", "sphere", "cylinder"};
   for (int i = 0; i < count; ++i) {

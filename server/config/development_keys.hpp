@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "protocol/crypto.hpp"
+#include "server/config/ip_address.hpp"  // is_loopback_address, which the callers pair with these
 
 namespace shiftcast {
 
@@ -16,7 +17,5 @@ namespace shiftcast {
 bool is_development_token_key(const Key& key);
 // An API key (admin or service) as the server uses it: the key file's first line, trimmed.
 bool is_development_api_key(std::string_view key);
-// True for 127.0.0.0/8 and ::1 (and IPv4-mapped loopback); false for anything else, 0.0.0.0 and :: too.
-bool is_loopback_address(std::string_view address);
 
 }  // namespace shiftcast

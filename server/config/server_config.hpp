@@ -21,11 +21,19 @@
 #include <string_view>
 #include <vector>
 
+#include "server/config/rpc_settings.hpp"
+#include "world/match/match_defaults.hpp"
+
 namespace shiftcast {
 
 struct ConfigError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// The listeners' ports: the server binds these, the load tester connects to them unless told otherwise.
+inline constexpr std::uint16_t kDefaultUdpPort = 40000;
+inline constexpr std::uint16_t kDefaultRpcPort = 40001;
+inline constexpr std::uint16_t kDefaultHttpPort = 40002;
 
 // Admin and service keys shorter than this are refused: they could be guessed.
 inline constexpr std::size_t kMinKeyChars = 16;
@@ -39,7 +47,7 @@ struct LevelConfig {
 struct InitialMatchConfig {
   std::string level;
   int count = 1;
-  int max_players = 32;
+  int max_players = kDefaultMaxPlayers;
   int props = 0;
   std::uint32_t seed = 1;
 };
@@ -50,7 +58,6 @@ struct ServerConfig {
   std::string bind_address =
       "127.0.0.1";               // the UDP listener's, kept for older configs (udp_bind_address wins)
   std::string udp_bind_address;  // players; empty: bind_address
-  std::string rpc_bind_address = "127.0.0.1";   // game services; never follows bind_address
   std::string http_bind_address = "127.0.0.1";  // operators (metrics, health); never follows bind_address
   // Pre-authentication UDP work (handshakes, packets naming no connected client) per source IP address
   // and worker: a token bucket of this rate and burst, before any crypto; beyond it, refused unanswered.
@@ -59,50 +66,31 @@ struct ServerConfig {
   int udp_preauth_sources = 1 << 16;   // source buckets kept per worker (a full table shares one bucket)
   int udp_preauth_limit_loopback = 0;  // 1: loopback sources are limited too (else exempt: this machine)
   std::string public_address;          // "ip:port" written into connect tokens; empty: udp address:udp_port
-  std::uint16_t udp_port = 40000;      // 0: any free port (the server logs and prints the ports it got)
-  std::uint16_t rpc_port = 40001;
-  std::uint16_t http_port = 40002;
+  std::uint16_t udp_port = kDefaultUdpPort;  // 0: any free port (the server logs and prints the ports it got)
+  std::uint16_t http_port = kDefaultHttpPort;
   int threads = 0;      // match worker threads (ticks and UDP), 0: one per core
   int rpc_threads = 0;  // RPC and HTTP threads, apart from the match workers so a query never delays a
                         // tick; 0: one per core
 
   // [match]
-  int tick_rate = 64;      // Hz, 20..128
-  int snapshot_rate = 32;  // Hz, 1..tick_rate: a snapshot every round(tick_rate / snapshot_rate) ticks
+  int tick_rate = kDefaultTickRate;          // Hz, 20..128
+  int snapshot_rate = kDefaultSnapshotRate;  // Hz, 1..tick_rate: a snapshot every round(tick / snapshot)
   int max_matches = 64;
-  int max_players = 32;  // per match
+  int max_players = kDefaultMaxPlayers;  // per match
   double connection_timeout_s = 5;
   double keepalive_interval_s = 0.25;
   int max_pending_events = 4096;  // per connection: beyond it the client is too far behind and dropped
 
-  // [rpc]
-  int rpc_max_connections = 256;
-  std::uint32_t rpc_max_frame_bytes = 1u << 20;
-  int rpc_max_batch = 4096;  // queries in one Batch
-  double rpc_rate = 100000;  // cost units per second per connection (a raycast costs 1)
-  double rpc_burst = 20000;  // bucket size
-  std::uint32_t subscriber_max_pending_bytes = 4u << 20;
-  // The RPC listener under abuse (docs/server.md, "Under abuse: the RPC listener").
-  int rpc_max_connections_per_address = 32;
-  double rpc_global_rate = 400000;  // cost units per second over all connections
-  double rpc_global_burst = 40000;
-  double rpc_idle_timeout_s = 30;                     // no complete frame (and no subscription): closed
-  double rpc_read_timeout_s = 10;                     // a frame begun must be finished within this
-  double rpc_write_timeout_s = 10;                    // a write the client does not take within this: closed
-  std::uint32_t rpc_memory_budget_bytes = 64u << 20;  // frames and reply backlogs, all connections
-  std::uint32_t rpc_connection_memory_bytes = 8u << 20;  // the same, one connection
-  double rpc_auth_failure_burst = 8;                     // failed keys per source address before it must wait
-  double rpc_auth_failure_rate = 1;                      // per second
-  double rpc_global_auth_failure_burst = 64;
-  double rpc_global_auth_failure_rate = 16;
-  double rpc_accept_retry_s = 0.1;  // after a failed accept (out of descriptors)
-
+  // [rpc], with [network] rpc_bind_address and rpc_port and [security] token_valid_seconds: the RPC
+  // listener's settings themselves (docs/server.md, "Under abuse: the RPC listener"), with their defaults
+  // (server/config/rpc_settings.hpp) except the port. The keys, the public address and the clocks are
+  // not config: the server fills them in at startup.
+  RpcSettings rpc{.port = kDefaultRpcPort};
   // [http] (operator pages) and contact subscription caps: issue 12, the HTTP listener under abuse.
   int http_max_connections = 64;
   int http_max_connections_per_source = 8;  // at most http_max_connections
   double http_request_timeout_s = 5;        // a whole request, from the accept or its first byte
   double http_idle_timeout_s = 5;           // a kept-alive connection waiting for its next request
-  int rpc_max_subscriptions_per_connection = 64;
   int rpc_max_subscriptions_per_match = 1024;
 
   // [security]
@@ -112,7 +100,6 @@ struct ServerConfig {
   // the admin key. read_access "open": reads need no key, refused unless the RPC binds loopback.
   std::string service_key_file;
   std::string read_access = "key";
-  std::uint32_t token_valid_seconds = 30;
 
   // [log]
   std::string log_level = "info";  // trace, debug, info, warn, error, off
@@ -150,5 +137,8 @@ std::string read_key_file_line(const ServerConfig& config, const std::string& pa
 const std::string& effective_udp_bind_address(const ServerConfig& config);
 // `path` if absolute (or no config dir is known), else config_dir/path.
 std::string resolve_path(const ServerConfig& config, const std::string& path);
+// The file a [[level]] is loaded from: its path, or its fallback when the path does not exist (and a
+// fallback is given), resolved against the config dir. The server and the load tester both use this.
+std::string level_source(const ServerConfig& config, const LevelConfig& level);
 
 }  // namespace shiftcast

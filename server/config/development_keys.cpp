@@ -1,10 +1,9 @@
-#include "server/development_keys.hpp"
+#include "server/config/development_keys.hpp"
 
 #include <sodium.h>
 
 #include <algorithm>
 #include <array>
-#include <boost/asio/ip/address.hpp>
 #include <cstdint>
 #include <string>
 
@@ -41,15 +40,6 @@ bool is_development_token_key(const Key& key) {
 bool is_development_api_key(std::string_view key) {
   const auto* data = reinterpret_cast<const std::uint8_t*>(key.data());
   return digest_is(data, key.size(), kDevAdminKeySha256) || digest_is(data, key.size(), kDevServiceKeySha256);
-}
-
-bool is_loopback_address(std::string_view address) {
-  boost::system::error_code ec;
-  boost::asio::ip::address a = boost::asio::ip::make_address(std::string(address), ec);
-  if (ec) return false;
-  if (a.is_v6() && a.to_v6().is_v4_mapped())
-    a = boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, a.to_v6());
-  return a.is_loopback();
 }
 
 }  // namespace shiftcast

@@ -1,4 +1,4 @@
-#include "server/config_settings.hpp"
+#include "server/config/config_settings.hpp"
 
 #include <sstream>
 

@@ -1,6 +1,8 @@
-// RpcSettings: everything the TCP query RPC (server/rpc_server.hpp) is configured with. shiftcast-server
-// fills it from ServerConfig's [network], [rpc] and [security] sections; tests fill it directly and set
-// the two clocks, so rate limits, timeouts and token expiry are driven by the test, never by waiting.
+// RpcSettings: everything the TCP query RPC (server/rpc_server.hpp) is configured with. ServerConfig
+// embeds it (ServerConfig::rpc: the config's [rpc] section with [network] rpc_bind_address and rpc_port
+// and [security] token_valid_seconds set its fields); shiftcast-server adds the keys and the public
+// address at startup. Tests fill it directly and set the two clocks, so rate limits, timeouts and token
+// expiry are driven by the test, never by waiting.
 //
 // The defaults here are the safe ones a hostile network needs (docs/server.md, "Under abuse: the RPC
 // listener"): reads need a key, every connection and the whole listener have time, memory and CPU bounds.

@@ -3,7 +3,7 @@
 // node or a flag's text became) into that field, and the messages (format_value, describe, suggestion)
 // say what was wrong. Internal to the server's config code: nothing here is ServerConfig-specific.
 //
-//   const std::array kRows{Setting<MyConfig>{"section", "key", "flag", &MyConfig::field, Range{1, 10}}};
+//   const std::array kRows{Setting<MyConfig>{"section", "key", "flag", field<&MyConfig::x>, Range{1, 10}}};
 //   if (auto v = value_of(node); v && accepts_type(kRows[0], *v)) error = assign(config, kRows[0], *v);
 #pragma once
 
@@ -36,8 +36,37 @@ struct Range {
   bool contains(double v) const { return (min_exclusive ? v > min : v >= min) && v <= max; }
 };
 
+// A setting's field: a function from the config to the field (a pointer to member cannot reach into a
+// struct the config embeds, such as ServerConfig::rpc). field<&T::x> and field<&T::sub, &Sub::x> make one.
+template <class T, class F>
+using Accessor = F& (*)(T&);
 template <class T>
-using Member = std::variant<int T::*, std::uint16_t T::*, std::uint32_t T::*, double T::*, std::string T::*>;
+using Member = std::variant<Accessor<T, int>, Accessor<T, std::uint16_t>, Accessor<T, std::uint32_t>,
+                            Accessor<T, std::size_t>, Accessor<T, double>, Accessor<T, std::string>>;
+
+template <class M>
+struct MemberOf;
+template <class C, class F>
+struct MemberOf<F C::*> {
+  using Class = C;
+  using Field = F;
+};
+
+template <auto M, auto... Inner>
+struct FieldOf {
+  static auto& get(typename MemberOf<decltype(M)>::Class& target) { return target.*M; }
+};
+template <auto M, auto Inner>
+struct FieldOf<M, Inner> {
+  static auto& get(typename MemberOf<decltype(M)>::Class& target) { return target.*M.*Inner; }
+};
+
+template <auto M, auto... Inner>
+inline constexpr auto field = &FieldOf<M, Inner...>::get;
+
+// The field's value type, from its accessor.
+template <class T, class A>
+using FieldType = std::remove_reference_t<decltype(std::declval<A>()(std::declval<T&>()))>;
 
 using TextCheck = std::optional<std::string> (*)(std::string_view);
 
@@ -89,8 +118,8 @@ std::optional<std::string> check_text(TextCheck check, const std::string& value)
 template <class T>
 const char* expected_type(const Setting<T>& setting) {
   return std::visit(
-      [](auto T::*member) {
-        using F = std::remove_reference_t<decltype(std::declval<T&>().*member)>;
+      [](auto member) {
+        using F = FieldType<T, decltype(member)>;
         if constexpr (std::is_same_v<F, std::string>) return "a string";
         if constexpr (kIsInteger<F>) return "an integer";
         return "a number";
@@ -112,17 +141,17 @@ bool accepts_type(const Setting<T>& setting, const Value& value) {
 template <class T>
 std::optional<std::string> assign(T& target, const Setting<T>& setting, const Value& value) {
   return std::visit(
-      [&](auto T::*member) -> std::optional<std::string> {
-        using F = std::remove_reference_t<decltype(target.*member)>;
+      [&](auto member) -> std::optional<std::string> {
+        using F = FieldType<T, decltype(member)>;
         if constexpr (std::is_same_v<F, std::string>) {
           const std::string& text = std::get<std::string>(value);
           if (auto error = check_text(setting.check, text)) return error;
-          target.*member = text;
+          member(target) = text;
         } else {
           const auto* integer = std::get_if<std::int64_t>(&value);
           double number = integer ? static_cast<double>(*integer) : std::get<double>(value);
           if (auto error = check_number<F>(setting, number)) return error;
-          target.*member = static_cast<F>(number);
+          member(target) = static_cast<F>(number);
         }
         return std::nullopt;
       },
@@ -136,8 +165,8 @@ std::optional<Value> value_of(const toml::node& node);
 template <class T>
 std::optional<Value> value_of_text(const Setting<T>& setting, std::string_view text) {
   return std::visit(
-      [&](auto T::*member) -> std::optional<Value> {
-        using F = std::remove_reference_t<decltype(std::declval<T&>().*member)>;
+      [&](auto member) -> std::optional<Value> {
+        using F = FieldType<T, decltype(member)>;
         const char* end = text.data() + text.size();
         if constexpr (std::is_same_v<F, std::string>) {
           return Value{std::string(text)};

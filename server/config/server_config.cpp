@@ -1,7 +1,6 @@
-#include "server/server_config.hpp"
+#include "server/config/server_config.hpp"
 
 #include <toml++/toml.h>
-#include <boost/asio/ip/address.hpp>
 
 #include <algorithm>
 #include <array>
@@ -22,9 +21,11 @@
 
 #include "protocol/crypto.hpp"
 #include "protocol/wire_constants.hpp"
-#include "server/config_settings.hpp"
-#include "server/development_keys.hpp"
-#include "server/logging.hpp"
+#include "server/config/config_settings.hpp"
+#include "server/config/development_keys.hpp"
+#include "server/config/ip_address.hpp"
+#include "server/config/log_level.hpp"
+#include "server/config/tick_rates.hpp"
 
 namespace shiftcast {
 namespace {
@@ -36,6 +37,8 @@ using config_settings::assign;
 using config_settings::check_number;
 using config_settings::check_text;
 using config_settings::expected_type;
+using config_settings::field;
+using config_settings::FieldType;
 using config_settings::format_double;
 using config_settings::format_value;
 using config_settings::in_quotes;
@@ -52,8 +55,6 @@ using config_settings::Value;
 using config_settings::value_of;
 using config_settings::value_of_text;
 
-constexpr int kMinTickRate = 20;
-constexpr int kMaxTickRate = 128;  // the design's range: beyond it a tick's work no longer fits its period
 // Past these a value is a typo (an extra digit), not a deployment.
 constexpr double kMaxThreads = 1024;
 constexpr double kMaxTimeoutSeconds = 3600;
@@ -68,9 +69,7 @@ std::optional<std::string> check_log_level(std::string_view text) {
 }
 
 std::optional<std::string> check_ip(std::string_view text) {
-  boost::system::error_code ec;
-  boost::asio::ip::make_address(std::string(text), ec);
-  if (ec) return std::string("not an IP address");
+  if (!is_ip_address(text)) return std::string("not an IP address");
   return std::nullopt;
 }
 
@@ -124,103 +123,138 @@ constexpr Range kHttpWait{0, kMaxHttpTimeoutSeconds, true};
 constexpr Range kSlots{1, 4096};
 constexpr Range kSubscriptionsPerMatch{1, 65536};
 
+// The RPC listener's settings, embedded in the config as they are (ServerConfig::rpc).
+template <auto M>
+inline constexpr auto rpc = field<&ServerConfig::rpc, M>;
+
 using S = Setting<ServerConfig>;
 const std::array kServerSettings{
-    S{"network", "bind_address", "bind-address", &ServerConfig::bind_address, {}, check_ip},
+    S{"network", "bind_address", "bind-address", field<&ServerConfig::bind_address>, {}, check_ip},
     S{"network",
       "udp_bind_address",
       "udp-bind-address",
-      &ServerConfig::udp_bind_address,
+      field<&ServerConfig::udp_bind_address>,
       {},
       check_optional_ip},
-    S{"network", "rpc_bind_address", "rpc-bind-address", &ServerConfig::rpc_bind_address, {}, check_ip},
-    S{"network", "http_bind_address", "http-bind-address", &ServerConfig::http_bind_address, {}, check_ip},
-    S{"network", "udp_preauth_rate", "udp-preauth-rate", &ServerConfig::udp_preauth_rate, kPositive},
+    S{"network", "rpc_bind_address", "rpc-bind-address", rpc<&RpcSettings::bind_address>, {}, check_ip},
+    S{"network",
+      "http_bind_address",
+      "http-bind-address",
+      field<&ServerConfig::http_bind_address>,
+      {},
+      check_ip},
+    S{"network", "udp_preauth_rate", "udp-preauth-rate", field<&ServerConfig::udp_preauth_rate>, kPositive},
     // A handshake takes two datagrams (request, response): a smaller bucket could never connect.
-    S{"network", "udp_preauth_burst", "udp-preauth-burst", &ServerConfig::udp_preauth_burst, {2, kInf}},
-    S{"network", "udp_preauth_sources", "udp-preauth-sources", &ServerConfig::udp_preauth_sources,
+    S{"network",
+      "udp_preauth_burst",
+      "udp-preauth-burst",
+      field<&ServerConfig::udp_preauth_burst>,
+      {2, kInf}},
+    S{"network", "udp_preauth_sources", "udp-preauth-sources", field<&ServerConfig::udp_preauth_sources>,
       kAtLeastOne},
     S{"network",
       "udp_preauth_limit_loopback",
       "udp-preauth-limit-loopback",
-      &ServerConfig::udp_preauth_limit_loopback,
+      field<&ServerConfig::udp_preauth_limit_loopback>,
       {0, 1}},
-    S{"network", "public_address", "public-address", &ServerConfig::public_address, {}, check_public_address},
-    S{"network", "udp_port", "udp-port", &ServerConfig::udp_port, kPort},
-    S{"network", "rpc_port", "rpc-port", &ServerConfig::rpc_port, kPort},
-    S{"network", "http_port", "http-port", &ServerConfig::http_port, kPort},
-    S{"network", "threads", "threads", &ServerConfig::threads, kThreads},
-    S{"network", "rpc_threads", "rpc-threads", &ServerConfig::rpc_threads, kThreads},
-    S{"match", "tick_rate", "tick-rate", &ServerConfig::tick_rate, {kMinTickRate, kMaxTickRate}},
-    S{"match", "snapshot_rate", "snapshot-rate", &ServerConfig::snapshot_rate, {1, kMaxTickRate}},
-    S{"match", "max_matches", "max-matches", &ServerConfig::max_matches, kAtLeastOne},
-    S{"match", "max_players", "max-players", &ServerConfig::max_players, {1, kMaxWirePlayers}},
-    S{"match", "connection_timeout_s", "connection-timeout-s", &ServerConfig::connection_timeout_s, kSeconds},
-    S{"match", "keepalive_interval_s", "keepalive-interval-s", &ServerConfig::keepalive_interval_s, kSeconds},
-    S{"match", "max_pending_events", "max-pending-events", &ServerConfig::max_pending_events, kAtLeastOne},
-    S{"rpc", "max_connections", "rpc-max-connections", &ServerConfig::rpc_max_connections, kAtLeastOne},
-    S{"rpc", "max_frame_bytes", "rpc-max-frame-bytes", &ServerConfig::rpc_max_frame_bytes, kFrameBytes},
-    S{"rpc", "max_batch", "rpc-max-batch", &ServerConfig::rpc_max_batch, kAtLeastOne},
-    S{"rpc", "rate", "rpc-rate", &ServerConfig::rpc_rate, kPositive},
+    S{"network",
+      "public_address",
+      "public-address",
+      field<&ServerConfig::public_address>,
+      {},
+      check_public_address},
+    S{"network", "udp_port", "udp-port", field<&ServerConfig::udp_port>, kPort},
+    S{"network", "rpc_port", "rpc-port", rpc<&RpcSettings::port>, kPort},
+    S{"network", "http_port", "http-port", field<&ServerConfig::http_port>, kPort},
+    S{"network", "threads", "threads", field<&ServerConfig::threads>, kThreads},
+    S{"network", "rpc_threads", "rpc-threads", field<&ServerConfig::rpc_threads>, kThreads},
+    S{"match", "tick_rate", "tick-rate", field<&ServerConfig::tick_rate>, {kMinTickRate, kMaxTickRate}},
+    S{"match", "snapshot_rate", "snapshot-rate", field<&ServerConfig::snapshot_rate>, {1, kMaxTickRate}},
+    S{"match", "max_matches", "max-matches", field<&ServerConfig::max_matches>, kAtLeastOne},
+    S{"match", "max_players", "max-players", field<&ServerConfig::max_players>, {1, kMaxWirePlayers}},
+    S{"match", "connection_timeout_s", "connection-timeout-s", field<&ServerConfig::connection_timeout_s>,
+      kSeconds},
+    S{"match", "keepalive_interval_s", "keepalive-interval-s", field<&ServerConfig::keepalive_interval_s>,
+      kSeconds},
+    S{"match", "max_pending_events", "max-pending-events", field<&ServerConfig::max_pending_events>,
+      kAtLeastOne},
+    S{"rpc", "max_connections", "rpc-max-connections", rpc<&RpcSettings::max_connections>, kAtLeastOne},
+    S{"rpc", "max_frame_bytes", "rpc-max-frame-bytes", rpc<&RpcSettings::max_frame_bytes>, kFrameBytes},
+    S{"rpc", "max_batch", "rpc-max-batch", rpc<&RpcSettings::max_batch>, kAtLeastOne},
+    S{"rpc", "rate", "rpc-rate", rpc<&RpcSettings::rate>, kPositive},
     // A raycast costs 1: a smaller bucket could never pass one.
-    S{"rpc", "burst", "rpc-burst", &ServerConfig::rpc_burst, kAtLeastOne},
+    S{"rpc", "burst", "rpc-burst", rpc<&RpcSettings::burst>, kAtLeastOne},
     S{"rpc", "subscriber_max_pending_bytes", "subscriber-max-pending-bytes",
-      &ServerConfig::subscriber_max_pending_bytes, kAtLeastOne},
+      rpc<&RpcSettings::subscriber_max_pending_bytes>, kAtLeastOne},
     S{"rpc", "max_connections_per_address", "rpc-max-connections-per-address",
-      &ServerConfig::rpc_max_connections_per_address, kAtLeastOne},
-    S{"rpc", "global_rate", "rpc-global-rate", &ServerConfig::rpc_global_rate, kPositive},
-    S{"rpc", "global_burst", "rpc-global-burst", &ServerConfig::rpc_global_burst, kAtLeastOne},
-    S{"rpc", "idle_timeout_s", "rpc-idle-timeout-s", &ServerConfig::rpc_idle_timeout_s, kSeconds},
-    S{"rpc", "read_timeout_s", "rpc-read-timeout-s", &ServerConfig::rpc_read_timeout_s, kSeconds},
-    S{"rpc", "write_timeout_s", "rpc-write-timeout-s", &ServerConfig::rpc_write_timeout_s, kSeconds},
-    S{"rpc", "memory_budget_bytes", "rpc-memory-budget-bytes", &ServerConfig::rpc_memory_budget_bytes,
+      rpc<&RpcSettings::max_connections_per_address>, kAtLeastOne},
+    S{"rpc", "global_rate", "rpc-global-rate", rpc<&RpcSettings::global_rate>, kPositive},
+    S{"rpc", "global_burst", "rpc-global-burst", rpc<&RpcSettings::global_burst>, kAtLeastOne},
+    S{"rpc", "idle_timeout_s", "rpc-idle-timeout-s", rpc<&RpcSettings::idle_timeout_s>, kSeconds},
+    S{"rpc", "read_timeout_s", "rpc-read-timeout-s", rpc<&RpcSettings::read_timeout_s>, kSeconds},
+    S{"rpc", "write_timeout_s", "rpc-write-timeout-s", rpc<&RpcSettings::write_timeout_s>, kSeconds},
+    S{"rpc", "memory_budget_bytes", "rpc-memory-budget-bytes", rpc<&RpcSettings::memory_budget_bytes>,
       kMemoryBytes},
     S{"rpc", "connection_memory_bytes", "rpc-connection-memory-bytes",
-      &ServerConfig::rpc_connection_memory_bytes, kMemoryBytes},
-    S{"rpc", "auth_failure_burst", "rpc-auth-failure-burst", &ServerConfig::rpc_auth_failure_burst,
+      rpc<&RpcSettings::connection_memory_bytes>, kMemoryBytes},
+    S{"rpc", "auth_failure_burst", "rpc-auth-failure-burst", rpc<&RpcSettings::auth_failure_burst>,
       kAtLeastOne},
-    S{"rpc", "auth_failure_rate", "rpc-auth-failure-rate", &ServerConfig::rpc_auth_failure_rate, kPositive},
+    S{"rpc", "auth_failure_rate", "rpc-auth-failure-rate", rpc<&RpcSettings::auth_failure_rate>, kPositive},
     S{"rpc", "global_auth_failure_burst", "rpc-global-auth-failure-burst",
-      &ServerConfig::rpc_global_auth_failure_burst, kAtLeastOne},
+      rpc<&RpcSettings::global_auth_failure_burst>, kAtLeastOne},
     S{"rpc", "global_auth_failure_rate", "rpc-global-auth-failure-rate",
-      &ServerConfig::rpc_global_auth_failure_rate, kPositive},
-    S{"rpc", "accept_retry_s", "rpc-accept-retry-s", &ServerConfig::rpc_accept_retry_s, kSeconds},
-    S{"security", "token_key_file", "token-key-file", &ServerConfig::token_key_file, {}, check_required},
-    S{"security", "admin_key_file", "admin-key-file", &ServerConfig::admin_key_file, {}, check_required},
-    S{"security", "service_key_file", "service-key-file", &ServerConfig::service_key_file},
-    S{"security", "read_access", "read-access", &ServerConfig::read_access, {}, check_read_access},
-    S{"security", "token_valid_seconds", "token-valid-seconds", &ServerConfig::token_valid_seconds,
+      rpc<&RpcSettings::global_auth_failure_rate>, kPositive},
+    S{"rpc", "accept_retry_s", "rpc-accept-retry-s", rpc<&RpcSettings::accept_retry_s>, kSeconds},
+    S{"security",
+      "token_key_file",
+      "token-key-file",
+      field<&ServerConfig::token_key_file>,
+      {},
+      check_required},
+    S{"security",
+      "admin_key_file",
+      "admin-key-file",
+      field<&ServerConfig::admin_key_file>,
+      {},
+      check_required},
+    S{"security", "service_key_file", "service-key-file", field<&ServerConfig::service_key_file>},
+    S{"security", "read_access", "read-access", field<&ServerConfig::read_access>, {}, check_read_access},
+    S{"security", "token_valid_seconds", "token-valid-seconds", rpc<&RpcSettings::token_valid_seconds>,
       kWholeSeconds},
-    S{"log", "level", "log-level", &ServerConfig::log_level, {}, check_log_level},
-    S{"shutdown", "flush_s", "shutdown-flush-s", &ServerConfig::shutdown_flush_s, {0, kMaxTimeoutSeconds}},
-    S{"recording", "directory", "recording-directory", &ServerConfig::recording_directory},
+    S{"log", "level", "log-level", field<&ServerConfig::log_level>, {}, check_log_level},
+    S{"shutdown",
+      "flush_s",
+      "shutdown-flush-s",
+      field<&ServerConfig::shutdown_flush_s>,
+      {0, kMaxTimeoutSeconds}},
+    S{"recording", "directory", "recording-directory", field<&ServerConfig::recording_directory>},
     // The HTTP listener and contact subscriptions under abuse.
-    S{"http", "max_connections", "http-max-connections", &ServerConfig::http_max_connections, kSlots},
+    S{"http", "max_connections", "http-max-connections", field<&ServerConfig::http_max_connections>, kSlots},
     S{"http", "max_connections_per_source", "http-max-connections-per-source",
-      &ServerConfig::http_max_connections_per_source, kSlots},
-    S{"http", "request_timeout_s", "http-request-timeout-s", &ServerConfig::http_request_timeout_s,
+      field<&ServerConfig::http_max_connections_per_source>, kSlots},
+    S{"http", "request_timeout_s", "http-request-timeout-s", field<&ServerConfig::http_request_timeout_s>,
       kHttpWait},
-    S{"http", "idle_timeout_s", "http-idle-timeout-s", &ServerConfig::http_idle_timeout_s, kHttpWait},
+    S{"http", "idle_timeout_s", "http-idle-timeout-s", field<&ServerConfig::http_idle_timeout_s>, kHttpWait},
     S{"rpc", "max_subscriptions_per_connection", "rpc-max-subscriptions-per-connection",
-      &ServerConfig::rpc_max_subscriptions_per_connection, kSlots},
+      rpc<&RpcSettings::max_subscriptions_per_connection>, kSlots},
     S{"rpc", "max_subscriptions_per_match", "rpc-max-subscriptions-per-match",
-      &ServerConfig::rpc_max_subscriptions_per_match, kSubscriptionsPerMatch},
+      field<&ServerConfig::rpc_max_subscriptions_per_match>, kSubscriptionsPerMatch},
 };
 
 using L = Setting<LevelConfig>;
 const std::array kLevelSettings{
-    L{"level", "name", "", &LevelConfig::name, {}, check_required},
-    L{"level", "path", "", &LevelConfig::path},
-    L{"level", "fallback", "", &LevelConfig::fallback},
+    L{"level", "name", "", field<&LevelConfig::name>, {}, check_required},
+    L{"level", "path", "", field<&LevelConfig::path>},
+    L{"level", "fallback", "", field<&LevelConfig::fallback>},
 };
 
 using M = Setting<InitialMatchConfig>;
 const std::array kMatchSettings{
-    M{"initial_match", "level", "", &InitialMatchConfig::level, {}, check_required},
-    M{"initial_match", "count", "", &InitialMatchConfig::count, kAtLeastOne},
-    M{"initial_match", "max_players", "", &InitialMatchConfig::max_players, {1, kMaxWirePlayers}},
-    M{"initial_match", "props", "", &InitialMatchConfig::props, kNonNegative},
-    M{"initial_match", "seed", "", &InitialMatchConfig::seed, kNonNegative},
+    M{"initial_match", "level", "", field<&InitialMatchConfig::level>, {}, check_required},
+    M{"initial_match", "count", "", field<&InitialMatchConfig::count>, kAtLeastOne},
+    M{"initial_match", "max_players", "", field<&InitialMatchConfig::max_players>, {1, kMaxWirePlayers}},
+    M{"initial_match", "props", "", field<&InitialMatchConfig::props>, kNonNegative},
+    M{"initial_match", "seed", "", field<&InitialMatchConfig::seed>, kNonNegative},
 };
 
 constexpr std::string_view kLevelArray = "level";
@@ -330,9 +364,10 @@ void check_settings(const T& target, const std::array<Setting<T>, N>& settings, 
                     std::vector<std::string>& errors) {
   for (const Setting<T>& setting : settings) {
     std::visit(
-        [&](auto T::*member) {
-          using F = std::remove_cvref_t<decltype(target.*member)>;
-          const F& value = target.*member;
+        [&](auto member) {
+          using F = FieldType<T, decltype(member)>;
+          // The accessors serve parsing too, so they take the config non-const; this only reads.
+          const F& value = member(const_cast<T&>(target));
           std::optional<std::string> error;
           Value shown;
           if constexpr (std::is_same_v<F, std::string>) {
@@ -400,32 +435,32 @@ void check_key_files(const ServerConfig& config, std::vector<std::string>& error
 
 // The RPC listener's limits must hang together, and reads may be open only where nobody else can connect.
 void check_rpc_limits(const ServerConfig& config, std::vector<std::string>& errors) {
-  if (config.read_access == "open" && !is_loopback_address(config.rpc_bind_address)) {
+  if (config.read_access == "open" && !is_loopback_address(config.rpc.bind_address)) {
     errors.push_back("[security] read_access = \"open\": refused because [network] rpc_bind_address = " +
-                     in_quotes(config.rpc_bind_address) +
+                     in_quotes(config.rpc.bind_address) +
                      ", not loopback: anyone reaching it could read every player's position; set "
                      "service_key_file and read_access = \"key\"");
   }
-  if (config.rpc_max_connections > 1 &&
-      config.rpc_max_connections_per_address >= config.rpc_max_connections) {
+  if (config.rpc.max_connections > 1 &&
+      config.rpc.max_connections_per_address >= config.rpc.max_connections) {
     errors.push_back(
-        "[rpc] max_connections_per_address = " + std::to_string(config.rpc_max_connections_per_address) +
-        ": must be less than max_connections (" + std::to_string(config.rpc_max_connections) +
+        "[rpc] max_connections_per_address = " + std::to_string(config.rpc.max_connections_per_address) +
+        ": must be less than max_connections (" + std::to_string(config.rpc.max_connections) +
         "), or one address can take every slot");
   }
-  if (double(config.rpc_connection_memory_bytes) < 2.0 * double(config.rpc_max_frame_bytes)) {
-    errors.push_back("[rpc] connection_memory_bytes = " + std::to_string(config.rpc_connection_memory_bytes) +
+  if (double(config.rpc.connection_memory_bytes) < 2.0 * double(config.rpc.max_frame_bytes)) {
+    errors.push_back("[rpc] connection_memory_bytes = " + std::to_string(config.rpc.connection_memory_bytes) +
                      ": must be at least twice max_frame_bytes (" +
-                     std::to_string(config.rpc_max_frame_bytes) + "), room for a frame and its reply");
+                     std::to_string(config.rpc.max_frame_bytes) + "), room for a frame and its reply");
   }
-  if (config.rpc_memory_budget_bytes < config.rpc_connection_memory_bytes) {
-    errors.push_back("[rpc] memory_budget_bytes = " + std::to_string(config.rpc_memory_budget_bytes) +
+  if (config.rpc.memory_budget_bytes < config.rpc.connection_memory_bytes) {
+    errors.push_back("[rpc] memory_budget_bytes = " + std::to_string(config.rpc.memory_budget_bytes) +
                      ": must be at least connection_memory_bytes (" +
-                     std::to_string(config.rpc_connection_memory_bytes) + ")");
+                     std::to_string(config.rpc.connection_memory_bytes) + ")");
   }
-  if (config.rpc_global_burst < config.rpc_burst) {
-    errors.push_back("[rpc] global_burst = " + format_double(config.rpc_global_burst) +
-                     ": must be at least burst (" + format_double(config.rpc_burst) + ")");
+  if (config.rpc.global_burst < config.rpc.burst) {
+    errors.push_back("[rpc] global_burst = " + format_double(config.rpc.global_burst) +
+                     ": must be at least burst (" + format_double(config.rpc.burst) + ")");
   }
 }
 
@@ -435,7 +470,7 @@ void check_development_keys(const ServerConfig& config, std::vector<std::string>
   const std::array<std::pair<const char*, const std::string*>, 3> listeners{{
       {config.udp_bind_address.empty() ? "bind_address" : "udp_bind_address",
        &effective_udp_bind_address(config)},
-      {"rpc_bind_address", &config.rpc_bind_address},
+      {"rpc_bind_address", &config.rpc.bind_address},
       {"http_bind_address", &config.http_bind_address},
   }};
   std::string exposed;
@@ -572,6 +607,13 @@ ServerConfig parse_server_config(std::string_view toml_text, const std::string& 
   }
   errors.throw_if_any();
   return config;
+}
+
+std::string level_source(const ServerConfig& config, const LevelConfig& level) {
+  std::string source = resolve_path(config, level.path);
+  std::error_code ec;
+  if (!fs::exists(source, ec) && !level.fallback.empty()) source = resolve_path(config, level.fallback);
+  return source;
 }
 
 ServerConfig load_server_config(const std::string& path) {

@@ -248,25 +248,4 @@ BspLoadError BspTree::check() const {
   return BspLoadError::kNone;
 }
 
-const char* to_string(BspLoadError error) {
-  switch (error) {
-    case BspLoadError::kNone:
-      return "none";
-    case BspLoadError::kBadRoot:
-      return "bad root (neither a node index nor a leaf)";
-    case BspLoadError::kBadChild:
-      return "bad child (out of range or not after its parent)";
-    case BspLoadError::kBadLeaf:
-      return "bad solid leaf (index out of range, or bevel run outside the bevel array)";
-    case BspLoadError::kBadBrush:
-      return "bad brush (a solid leaf names a brush outside the level)";
-    case BspLoadError::kBadPlane:
-      return "bad plane (non-finite, or normal not unit length)";
-    case BspLoadError::kTooDeep:
-      return "too deep (a root-to-leaf path longer than kMaxTreeDepth)";
-    default:
-      return "tree rejected by check()";
-  }
-}
-
 }  // namespace shiftcast

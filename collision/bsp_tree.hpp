@@ -83,9 +83,6 @@ enum class BspLoadError : std::uint8_t {
   kBadPlane,  // non-finite or non-unit normal, in a node or a bevel
   kTooDeep,   // a path longer than kMaxTreeDepth
 };
-// What check() found, for messages: "bad child (out of range or not after its parent)".
-const char* to_string(BspLoadError error);
-
 // What check() found, in words for a load error message ("bad child (out of range ...)").
 const char* to_string(BspLoadError error);
 

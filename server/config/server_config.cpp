@@ -263,9 +263,11 @@ constexpr std::string_view kMatchArray = "initial_match";
 std::vector<std::string> section_names() {
   std::vector<std::string> out;
   for (const S& s : kServerSettings) {
-    if (std::find(out.begin(), out.end(), "[" + std::string(s.section) + "]") == out.end()) {
-      out.push_back("[" + std::string(s.section) + "]");
-    }
+    // Built by appends: `"[" + std::string(...)` draws a false -Wrestrict from gcc 12 at -O3.
+    std::string name = "[";
+    name += s.section;
+    name += ']';
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
   }
   out.push_back("[[" + std::string(kLevelArray) + "]]");
   out.push_back("[[" + std::string(kMatchArray) + "]]");

@@ -65,7 +65,7 @@ std::unique_ptr<MatchSetup> make_scene(const Scenes& s, SceneKind kind, int grid
   config.projectiles = kProjectiles;
   config.props = kProps;
   config.seed = kSeed;
-  MatchSceneResult made = MatchSetup::create(s.level.tree, s.level.level, s.navmesh.get(), sim, config);
+  MatchSetupResult made = MatchSetup::create(s.level.tree, s.level.level, s.navmesh.get(), sim, config);
   if (!made.ok())
     std::fprintf(stderr, "match_bench: cannot build the %s scene: %s\n", to_string(kind), made.error.c_str());
   return std::move(made.scene);

@@ -20,7 +20,7 @@
 #include "server/contact_feed.hpp"
 #include "world/match/match_recording.hpp"
 #include "world/match/tick_history.hpp"
-#include "shiftcast_generated.h"
+#include "protocol/shiftcast_generated.h"
 #include "world/match/match_defaults.hpp"
 
 namespace shiftcast {

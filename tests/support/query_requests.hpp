@@ -21,7 +21,7 @@
 #include "protocol/wire_constants.hpp"
 #include "server/match_directory.hpp"
 #include "server/query_service.hpp"
-#include "shiftcast_generated.h"
+#include "protocol/shiftcast_generated.h"
 #include "tests/support/seeded_random.hpp"
 #include "tests/support/sim_match_directory.hpp"
 #include "world/match/world_query.hpp"

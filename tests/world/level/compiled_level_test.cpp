@@ -13,7 +13,7 @@
 #include "world/level/compiled_level.hpp"
 #include "world/level/level_generated.h"
 #include "world/level/procedural_level.hpp"
-#include "level_generated.h"
+#include "world/level/level_generated.h"
 #include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {

@@ -1,5 +1,5 @@
 // Target: the RPC's query handlers against a small live level: a match on configs/levels/valve220_room.map
-// with players and props, stepped once at start-up (tests/support/sim_match_directory.hpp: real level,
+// with players and props, stepped once at start-up (tests/support/stepped_match_directory.hpp: real level,
 // real simulation, real tick history). Each input is one request frame's bytes, verified as RpcConnection
 // verifies them, then answered through the QueryService entry points the connection calls
 // (answer_raycast, answer_sweep, answer_overlap, answer_batch with batch_cost; server/query_service.hpp).
@@ -16,7 +16,7 @@
 #include "fuzz/fuzz_support.hpp"
 #include "protocol/envelope.hpp"
 #include "server/query_service.hpp"
-#include "tests/support/sim_match_directory.hpp"
+#include "tests/support/stepped_match_directory.hpp"
 
 namespace shiftcast::fuzz {
 namespace {
@@ -26,7 +26,7 @@ constexpr int kMaxBatch = 4096;
 constexpr int kWarmTicks = 80;  // more than the second of history a match keeps at 64 Hz
 
 struct Fixture {
-  SimMatchDirectory directory{
+  SteppedMatchDirectory directory{
       {{"room", std::string(SHIFTCAST_FUZZ_CONFIG_DIR) + "/levels/valve220_room.map"}}};
   std::uint32_t match_id = 0;
   Fixture() {
@@ -34,7 +34,7 @@ struct Fixture {
     require(created.error == wire::ErrorCode::Ok, "fixture: the match could not be created");
     match_id = created.match_id;
     for (int i = 0; i < kWarmTicks; ++i)
-      directory.sim(match_id)->step();
+      directory.stepped(match_id)->step();
     // The seeds name this match: make sure a plain raycast in the room is answered, or the target would
     // only ever exercise refusals.
     flatbuffers::FlatBufferBuilder request;

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "tests/support/rpc_harness.hpp"
-#include "tests/support/sim_match_directory.hpp"
+#include "tests/support/stepped_match_directory.hpp"
 
 namespace shiftcast::rpc_test {
 namespace {
@@ -21,7 +21,7 @@ TEST(RpcAcceptTest, OutOfDescriptorsIsCountedAndRetriedAfterAPauseNotInALoop) {
   // "invalid vptr" on the first type it meets in the window. The Release run of this test is the check.
   GTEST_SKIP() << "descriptor exhaustion under UBSan";
 #endif
-  SimMatchDirectory directory({});
+  SteppedMatchDirectory directory({});
   RpcSettings s;
   s.open_reads = true;
   s.accept_retry_s = 0.05;

@@ -46,7 +46,7 @@ class RpcContactsTest : public ::testing::Test {
     arena_ = nullptr;
   }
   void SetUp() override {
-    for (const Entity& e : arena_->sim()->simulation().entities()) {
+    for (const Entity& e : arena_->stepped()->simulation().entities()) {
       if (e.kind == EntityKind::kProp) props_.insert(e.id);
       if (e.kind == EntityKind::kPlayer) players_.insert(e.id);
     }
@@ -134,8 +134,8 @@ TEST_F(RpcContactsTest, PushesCarryEveryFilteredContactInOrderWithoutGaps) {
 
   std::vector<Contact> contacts;  // every tick's, in the simulation's order
   for (int t = 0; t < 96; ++t) {
-    arena_->sim()->step();
-    const auto tick = arena_->sim()->simulation().contacts();
+    arena_->stepped()->step();
+    const auto tick = arena_->stepped()->simulation().contacts();
     contacts.insert(contacts.end(), tick.begin(), tick.end());
   }
   std::vector<std::vector<wire::ContactEvent>> got(filters.size());
@@ -172,13 +172,13 @@ TEST_F(RpcContactsTest, ASubscriberThatNeverReadsIsCutOffWhileTheMatchTicksOn) {
   int ticks = 0;
   // The test thread is the match's worker: that it keeps stepping is the proof the match never waits.
   while (rpc.rejections.count(wire::ErrorCode::SlowConsumer) == 0 && ticks < 5000) {
-    arena_->sim()->step();
+    arena_->stepped()->step();
     ++ticks;
   }
   ASSERT_EQ(rpc.rejections.count(wire::ErrorCode::SlowConsumer), 1u) << "after " << ticks << " ticks";
   for (int t = 0; t < 20; ++t)
-    arena_->sim()->step();
-  EXPECT_TRUE(arena_->sim()->contact_feed().empty());
+    arena_->stepped()->step();
+  EXPECT_TRUE(arena_->stepped()->contact_feed().empty());
 
   std::uint64_t next = 1;
   bool cut = false;
@@ -205,7 +205,7 @@ TEST_F(RpcContactsTest, UnsubscribingEndsTheStream) {
   LoopbackClient client(rpc.port());
   const std::uint64_t id = subscribe(client, arena_->id, {}, 1);
   for (int t = 0; t < 10; ++t)
-    arena_->sim()->step();
+    arena_->stepped()->step();
   flatbuffers::FlatBufferBuilder fbb;
   ASSERT_TRUE(client.send(
       request_frame(fbb, wire::Message::UnsubscribeContacts, wire::CreateUnsubscribeContacts(fbb, id), 2)));
@@ -224,9 +224,9 @@ TEST_F(RpcContactsTest, UnsubscribingEndsTheStream) {
       EXPECT_EQ(e->sequence(), next++);
   }
   EXPECT_GT(next, 1u);
-  EXPECT_TRUE(arena_->sim()->contact_feed().empty());
+  EXPECT_TRUE(arena_->stepped()->contact_feed().empty());
   for (int t = 0; t < 10; ++t)
-    arena_->sim()->step();
+    arena_->stepped()->step();
   EXPECT_TRUE(frames_until_round_trip(client, 3).empty());
 }
 
@@ -234,7 +234,7 @@ TEST_F(RpcContactsTest, TheMatchEndingEndsTheStreamAndClosingAConnectionLeavesTh
   const CreatedMatch created =
       arena_->directory.create({.level = "arena", .max_players = 4, .props = 2, .seed = 8});
   ASSERT_EQ(created.error, wire::ErrorCode::Ok);
-  const std::shared_ptr<SimMatch> second = arena_->directory.sim(created.match_id);
+  const std::shared_ptr<SteppedMatch> second = arena_->directory.stepped(created.match_id);
   RpcHarness rpc(arena_->directory, open_reads());
   {
     LoopbackClient leaving(rpc.port());
@@ -242,12 +242,12 @@ TEST_F(RpcContactsTest, TheMatchEndingEndsTheStreamAndClosingAConnectionLeavesTh
     subscribe(leaving, arena_->id, {}, 2);
   }
   // The server notices the close asynchronously; each tick is a chance (bounded, no sleeping).
-  for (int t = 0; t < 2000 && !(second->contact_feed().empty() && arena_->sim()->contact_feed().empty());
+  for (int t = 0; t < 2000 && !(second->contact_feed().empty() && arena_->stepped()->contact_feed().empty());
        ++t) {
     second->step();
   }
   EXPECT_TRUE(second->contact_feed().empty());
-  EXPECT_TRUE(arena_->sim()->contact_feed().empty());
+  EXPECT_TRUE(arena_->stepped()->contact_feed().empty());
 
   LoopbackClient client(rpc.port());
   subscribe(client, created.match_id, {}, 5);

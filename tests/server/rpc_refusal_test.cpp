@@ -180,7 +180,7 @@ void expect_answered(const ArenaMatch& arena, LoopbackClient& c, std::uint64_t i
   ASSERT_NE(r, nullptr) << "request " << id;
   const auto tick = std::uint64_t(r->rewind()->tick_used());
   expect_hit(r->hit(),
-             world_raycast(arena.sim()->level_tree(), arena.entities_at(tick), origin, dir, 3000, {}),
+             world_raycast(arena.stepped()->level_tree(), arena.entities_at(tick), origin, dir, 3000, {}),
              int(id));
 }
 
@@ -201,7 +201,7 @@ TEST_F(RpcRefusalTest, EveryBadInputIsRefusedWithItsCodeWhileAnotherConnectionIs
     ASSERT_TRUE(bad.connected());
     ASSERT_TRUE(bad.send(c.bytes));
     if (c.half_close) bad.shutdown_send();
-    arena_->sim()->step();  // the match ticks on regardless
+    arena_->stepped()->step();  // the match ticks on regardless
     const std::optional<Frame> f = bad.read_frame();
     ASSERT_TRUE(f.has_value());
     const wire::RpcError* e = f->envelope()->message_as_RpcError();

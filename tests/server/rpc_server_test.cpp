@@ -1,4 +1,4 @@
-// RpcServer over real loopback TCP, against a real arena match (tests/support/sim_match_directory.hpp):
+// RpcServer over real loopback TCP, against a real arena match (tests/support/stepped_match_directory.hpp):
 // pipelined queries come back in request order with the answers world_raycast / world_overlap give on
 // the snapshot each reply names; batches; the rate limit with a clock the test drives (closed-form
 // retry_after_ms); the connection limit; stop() flushing queued replies; the admin calls, with connect
@@ -78,7 +78,7 @@ TEST_F(RpcServerTest, PipelinedRaycastsComeBackInRequestOrderWithTheWorldsAnswer
   ASSERT_TRUE(client.send(stream));
   // The match keeps ticking while the queries run: each reply names the tick it used.
   for (int t = 0; t < 5; ++t)
-    arena_->sim()->step();
+    arena_->stepped()->step();
   int entity_hits = 0;
   for (int i = 0; i < 100; ++i) {
     const std::optional<Frame> f = client.read_frame();
@@ -92,7 +92,7 @@ TEST_F(RpcServerTest, PipelinedRaycastsComeBackInRequestOrderWithTheWorldsAnswer
     const auto tick = std::uint64_t(reply->rewind()->tick_used());
     EXPECT_EQ(double(tick), reply->rewind()->tick_used());
     const Ray& r = rays[std::size_t(i)];
-    const WorldHit want = world_raycast(arena_->sim()->level_tree(), arena_->entities_at(tick), r.origin,
+    const WorldHit want = world_raycast(arena_->stepped()->level_tree(), arena_->entities_at(tick), r.origin,
                                         r.dir, r.distance, r.filter);
     expect_hit(reply->hit(), want, i);
     entity_hits += want.entity != kNoEntity;
@@ -119,11 +119,12 @@ TEST_F(RpcServerTest, BatchesAnswerEveryQueryOverTheWire) {
     if (i % 2 == 0) {
       queries.push_back(
           wire::CreateBatchQuery(fbb, add_raycast(fbb, match_id_, from, aim - from, 4000, {}, at)));
-      rays.push_back(world_raycast(arena_->sim()->level_tree(), entities, from, aim - from, 4000, {}));
+      rays.push_back(world_raycast(arena_->stepped()->level_tree(), entities, from, aim - from, 4000, {}));
     } else {
       const ShapeArg sphere{wire::ShapeKind::Sphere, 30};
       queries.push_back(wire::CreateBatchQuery(fbb, 0, 0, add_overlap(fbb, match_id_, sphere, aim, {}, at)));
-      overlaps.push_back(world_overlap(arena_->sim()->level_tree(), entities, Shape::sphere(30), {aim}, {}));
+      overlaps.push_back(
+          world_overlap(arena_->stepped()->level_tree(), entities, Shape::sphere(30), {aim}, {}));
     }
   }
   ASSERT_TRUE(client.send(request_frame(fbb, wire::Message::BatchRequest,

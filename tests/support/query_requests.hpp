@@ -21,9 +21,8 @@
 #include "protocol/wire_constants.hpp"
 #include "server/match_directory.hpp"
 #include "server/query_service.hpp"
-#include "protocol/shiftcast_generated.h"
 #include "tests/support/seeded_random.hpp"
-#include "tests/support/sim_match_directory.hpp"
+#include "tests/support/stepped_match_directory.hpp"
 #include "world/match/world_query.hpp"
 
 namespace shiftcast::query_test {
@@ -40,25 +39,25 @@ inline std::string arena_path() {
 
 // One arena match in its own directory, stepped `ticks` times by the constructing thread.
 struct ArenaMatch {
-  SimMatchDirectory directory;
+  SteppedMatchDirectory directory;
   std::uint32_t id = 0;
 
-  ArenaMatch(int players, int props, std::uint32_t seed, int ticks, SimMatchOptions options = {})
+  ArenaMatch(int players, int props, std::uint32_t seed, int ticks, SteppedMatchOptions options = {})
       : directory({{"arena", arena_path()}}, options) {
     const CreatedMatch created =
         directory.create({.level = "arena", .max_players = players, .props = props, .seed = seed});
     EXPECT_EQ(created.error, wire::ErrorCode::Ok) << created.detail;
     id = created.match_id;
-    for (int i = 0; i < ticks && sim() != nullptr; ++i)
-      sim()->step();
+    for (int i = 0; i < ticks && stepped() != nullptr; ++i)
+      stepped()->step();
   }
-  std::shared_ptr<SimMatch> sim() const { return directory.sim(id); }
+  std::shared_ptr<SteppedMatch> stepped() const { return directory.stepped(id); }
   std::vector<Entity> entities_at(std::uint64_t tick) const {
-    const auto s = sim()->history().exact(tick);
+    const auto s = stepped()->history().exact(tick);
     EXPECT_NE(s, nullptr) << "tick " << tick;
     return s ? s->entities : std::vector<Entity>{};
   }
-  std::uint64_t latest() const { return sim()->history().latest()->tick; }
+  std::uint64_t latest() const { return stepped()->history().latest()->tick; }
 };
 
 // A suite fixture over one ArenaMatch shared by every test of the suite: building the arena's navmesh and
@@ -72,7 +71,7 @@ class ArenaQueryTest : public ::testing::Test {
     arena_ = nullptr;
   }
 
-  SimMatch& match() { return *arena_->sim(); }
+  SteppedMatch& match() { return *arena_->stepped(); }
   const TickHistory& history() { return match().history(); }
   std::vector<Entity> entities_at(std::uint64_t tick) { return arena_->entities_at(tick); }
 

@@ -1,6 +1,6 @@
 // The RPC component tests' two ends over real loopback TCP (tests/server/rpc_*_test.cpp): RpcHarness runs
 // an RpcServer in-process on its own io_context threads over any MatchDirectory (the tests use
-// SimMatchDirectory); LoopbackClient is a blocking Asio client whose every wait is bounded (async
+// SteppedMatchDirectory); LoopbackClient is a blocking Asio client whose every wait is bounded (async
 // operations run with io_context::run_one_until a deadline), so a server that never answers fails the test
 // instead of hanging it. The client frames by hand (4-byte little-endian length, then the Envelope),
 // independently of protocol/rpc_frame.

@@ -1,17 +1,17 @@
-#include "tests/support/sim_match_directory.hpp"
+#include "tests/support/stepped_match_directory.hpp"
 
 #include <algorithm>
 #include <utility>
 
 namespace shiftcast {
 
-SimMatch::SimMatch(std::uint32_t id, std::shared_ptr<const SimLevel> level, int tick_rate)
+SteppedMatch::SteppedMatch(std::uint32_t id, std::shared_ptr<const SimLevel> level, int tick_rate)
     : id_(id), level_(std::move(level)), tick_rate_(tick_rate) {}
 
-std::shared_ptr<SimMatch> SimMatch::create(std::uint32_t id, std::shared_ptr<const SimLevel> level,
-                                           const CreateMatchSpec& spec, const SimMatchOptions& options,
-                                           std::string* error) {
-  std::shared_ptr<SimMatch> m(new SimMatch(id, level, options.tick_rate));
+std::shared_ptr<SteppedMatch> SteppedMatch::create(std::uint32_t id, std::shared_ptr<const SimLevel> level,
+                                                   const CreateMatchSpec& spec,
+                                                   const SteppedMatchOptions& options, std::string* error) {
+  std::shared_ptr<SteppedMatch> m(new SteppedMatch(id, level, options.tick_rate));
   MatchSetupConfig config;
   config.players = spec.max_players;
   config.props = spec.props;
@@ -33,12 +33,12 @@ std::shared_ptr<SimMatch> SimMatch::create(std::uint32_t id, std::shared_ptr<con
   return m;
 }
 
-void SimMatch::remember_kinds() {
+void SteppedMatch::remember_kinds() {
   for (const Entity& e : scene_->simulation().entities())
     kinds_.emplace(e.id, e.kind);
 }
 
-void SimMatch::step() {
+void SteppedMatch::step() {
   scene_->before_step();
   remember_kinds();  // projectiles spawned before the step may be gone after it
   scene_->simulation().step();
@@ -48,7 +48,7 @@ void SimMatch::step() {
   update_health();
 }
 
-void SimMatch::publish_contacts() {
+void SteppedMatch::publish_contacts() {
   const Simulation& sim = scene_->simulation();
   auto batch = std::make_shared<ContactBatch>();
   batch->match_id = id_;
@@ -63,7 +63,7 @@ void SimMatch::publish_contacts() {
   feed_.publish(std::move(batch));
 }
 
-void SimMatch::update_health() {
+void SteppedMatch::update_health() {
   const Simulation& sim = scene_->simulation();
   MatchHealth h;
   h.summary.match_id = id_;
@@ -79,32 +79,32 @@ void SimMatch::update_health() {
   health_ = h;
 }
 
-void SimMatch::set_client_view_tick(std::uint64_t client_id, double tick) {
+void SteppedMatch::set_client_view_tick(std::uint64_t client_id, double tick) {
   std::lock_guard lock(mutex_);
   view_ticks_[client_id] = tick;
 }
 
-std::optional<double> SimMatch::client_view_tick(std::uint64_t client_id) const {
+std::optional<double> SteppedMatch::client_view_tick(std::uint64_t client_id) const {
   std::lock_guard lock(mutex_);
   const auto it = view_ticks_.find(client_id);
   if (it == view_ticks_.end()) return std::nullopt;
   return it->second;
 }
 
-MatchHealth SimMatch::health() const {
+MatchHealth SteppedMatch::health() const {
   std::lock_guard lock(mutex_);
   return health_;
 }
 
-void SimMatch::end() {
+void SteppedMatch::end() {
   if (ended_.exchange(true)) return;
   feed_.end(id_);
 }
 
-SimMatchDirectory::SimMatchDirectory(std::vector<SimLevelSource> levels, SimMatchOptions options)
+SteppedMatchDirectory::SteppedMatchDirectory(std::vector<SimLevelSource> levels, SteppedMatchOptions options)
     : sources_(std::move(levels)), options_(options) {}
 
-std::shared_ptr<const SimLevel> SimMatchDirectory::level(const std::string& name, std::string* error) {
+std::shared_ptr<const SimLevel> SteppedMatchDirectory::level(const std::string& name, std::string* error) {
   if (const auto it = levels_.find(name); it != levels_.end()) return it->second;
   const auto source =
       std::find_if(sources_.begin(), sources_.end(), [&](const auto& s) { return s.name == name; });
@@ -131,17 +131,17 @@ std::shared_ptr<const SimLevel> SimMatchDirectory::level(const std::string& name
   return level;
 }
 
-std::shared_ptr<MatchHandle> SimMatchDirectory::find(std::uint32_t match_id) const {
-  return sim(match_id);
+std::shared_ptr<MatchHandle> SteppedMatchDirectory::find(std::uint32_t match_id) const {
+  return stepped(match_id);
 }
 
-std::shared_ptr<SimMatch> SimMatchDirectory::sim(std::uint32_t match_id) const {
+std::shared_ptr<SteppedMatch> SteppedMatchDirectory::stepped(std::uint32_t match_id) const {
   std::lock_guard lock(mutex_);
   const auto it = matches_.find(match_id);
   return it == matches_.end() ? nullptr : it->second;
 }
 
-std::vector<std::shared_ptr<MatchHandle>> SimMatchDirectory::list() const {
+std::vector<std::shared_ptr<MatchHandle>> SteppedMatchDirectory::list() const {
   std::lock_guard lock(mutex_);
   std::vector<std::shared_ptr<MatchHandle>> out;
   for (const auto& [id, m] : matches_)
@@ -149,7 +149,7 @@ std::vector<std::shared_ptr<MatchHandle>> SimMatchDirectory::list() const {
   return out;
 }
 
-CreatedMatch SimMatchDirectory::create(const CreateMatchSpec& spec) {
+CreatedMatch SteppedMatchDirectory::create(const CreateMatchSpec& spec) {
   std::lock_guard lock(mutex_);
   CreatedMatch created;
   if (spec.max_players < 0 || spec.props < 0) {
@@ -164,7 +164,7 @@ CreatedMatch SimMatchDirectory::create(const CreateMatchSpec& spec) {
     created.detail = error;
     return created;
   }
-  std::shared_ptr<SimMatch> m = SimMatch::create(next_id_, lv, spec, options_, &error);
+  std::shared_ptr<SteppedMatch> m = SteppedMatch::create(next_id_, lv, spec, options_, &error);
   if (m == nullptr) {
     created.error = wire::ErrorCode::BadArgument;
     created.detail = error;
@@ -175,8 +175,8 @@ CreatedMatch SimMatchDirectory::create(const CreateMatchSpec& spec) {
   return created;
 }
 
-wire::ErrorCode SimMatchDirectory::end(std::uint32_t match_id) {
-  std::shared_ptr<SimMatch> m;
+wire::ErrorCode SteppedMatchDirectory::end(std::uint32_t match_id) {
+  std::shared_ptr<SteppedMatch> m;
   {
     std::lock_guard lock(mutex_);
     const auto it = matches_.find(match_id);

@@ -1,12 +1,12 @@
-// SimMatchDirectory: a MatchDirectory over real matches for the RPC tests: real levels (configs/levels),
+// SteppedMatchDirectory: a MatchDirectory over real matches for the RPC tests: real levels (configs/levels),
 // real Simulations populated by MatchSetup (navmesh bots, projectiles, props), real TickHistory. Nothing is
 // mocked; only the clock is the test's: the test thread steps each match itself (no worker thread, no
 // timer), and each step publishes the tick's contacts to the match's ContactFeed as the server's match
 // worker does. RPC threads meanwhile read the histories and feeds through the MatchHandle interface.
 //
-//   SimMatchDirectory directory({{"arena", source_path("configs/levels/arena.map")}});
+//   SteppedMatchDirectory directory({{"arena", source_path("configs/levels/arena.map")}});
 //   std::uint32_t id = directory.create({.level = "arena", .max_players = 8, .props = 10}).match_id;
-//   SimMatch& m = *directory.sim(id);
+//   SteppedMatch& m = *directory.stepped(id);
 //   m.step();                                           // test thread: one tick, contacts published
 //   m.simulation().contacts();                          // the oracle for what subscribers received
 //
@@ -25,8 +25,8 @@
 #include "server/match_directory.hpp"
 #include "world/level/compiled_level.hpp"
 #include "world/level/navmesh.hpp"
-#include "world/match/match_setup.hpp"
 #include "world/match/match_defaults.hpp"
+#include "world/match/match_setup.hpp"
 
 namespace shiftcast {
 
@@ -41,18 +41,18 @@ struct SimLevel {
   std::unique_ptr<NavMesh> navmesh;
 };
 
-struct SimMatchOptions {
+struct SteppedMatchOptions {
   int tick_rate = kDefaultTickRate;
   int projectiles = 24;          // kept about this many in flight
   float settle_seconds = 0.25f;  // MatchSetup's settling ticks before the first published one counts
 };
 
-class SimMatch final : public MatchHandle {
+class SteppedMatch final : public MatchHandle {
  public:
   // Null (and *error set) when the scene cannot be built on the level.
-  static std::shared_ptr<SimMatch> create(std::uint32_t id, std::shared_ptr<const SimLevel> level,
-                                          const CreateMatchSpec& spec, const SimMatchOptions& options,
-                                          std::string* error);
+  static std::shared_ptr<SteppedMatch> create(std::uint32_t id, std::shared_ptr<const SimLevel> level,
+                                              const CreateMatchSpec& spec, const SteppedMatchOptions& options,
+                                              std::string* error);
 
   // Test thread only: one tick (bots' inputs, the step), then the tick's contacts to the feed.
   void step();
@@ -73,7 +73,7 @@ class SimMatch final : public MatchHandle {
   bool ended() const override { return ended_.load(); }
 
  private:
-  SimMatch(std::uint32_t id, std::shared_ptr<const SimLevel> level, int tick_rate);
+  SteppedMatch(std::uint32_t id, std::shared_ptr<const SimLevel> level, int tick_rate);
   void publish_contacts();
   void remember_kinds();
   void update_health();
@@ -94,9 +94,9 @@ class SimMatch final : public MatchHandle {
   MatchHealth health_;
 };
 
-class SimMatchDirectory final : public MatchDirectory {
+class SteppedMatchDirectory final : public MatchDirectory {
  public:
-  explicit SimMatchDirectory(std::vector<SimLevelSource> levels, SimMatchOptions options = {});
+  explicit SteppedMatchDirectory(std::vector<SimLevelSource> levels, SteppedMatchOptions options = {});
 
   std::shared_ptr<MatchHandle> find(std::uint32_t match_id) const override;
   std::vector<std::shared_ptr<MatchHandle>> list() const override;
@@ -104,16 +104,16 @@ class SimMatchDirectory final : public MatchDirectory {
   wire::ErrorCode end(std::uint32_t match_id) override;
 
   // The match itself, for the test thread to step (null when there is none).
-  std::shared_ptr<SimMatch> sim(std::uint32_t match_id) const;
+  std::shared_ptr<SteppedMatch> stepped(std::uint32_t match_id) const;
 
  private:
   std::shared_ptr<const SimLevel> level(const std::string& name, std::string* error);
 
   std::vector<SimLevelSource> sources_;
-  SimMatchOptions options_;
+  SteppedMatchOptions options_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const SimLevel>> levels_;
-  std::map<std::uint32_t, std::shared_ptr<SimMatch>> matches_;
+  std::map<std::uint32_t, std::shared_ptr<SteppedMatch>> matches_;
   std::uint32_t next_id_ = 1;
 };
 

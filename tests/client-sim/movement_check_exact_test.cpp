@@ -14,6 +14,7 @@
 #include "collision/brush.hpp"
 #include "collision/bsp_build.hpp"
 #include "protocol/snapshot_delta.hpp"
+#include "tests/support/walled_room.hpp"
 
 namespace shiftcast {
 namespace {
@@ -24,18 +25,8 @@ constexpr std::uint64_t kForcedAt = 200;  // an acknowledged sequence (acks come
 constexpr std::uint64_t kAckLag = 6;      // commands in flight when an acknowledgement arrives
 
 BspTree room() {
-  const std::vector<Brush> brushes = {
-      brush_from_box({-1024, -1024, -64}, {1024, 1024, 0}),
-      brush_from_box({-1088, -1024, 0}, {-1024, 1024, 256}),
-      brush_from_box({1024, -1024, 0}, {1088, 1024, 256}),
-      brush_from_box({-1024, -1088, 0}, {1024, -1024, 256}),
-      brush_from_box({-1024, 1024, 0}, {1024, 1088, 256}),
-      brush_from_box({200, -100, 0}, {300, 100, 96}),
-      brush_from_box({-400, 300, 0}, {-300, 400, 40}),
-  };
-  BspBuildResult built = build_bsp(brushes, {});
-  EXPECT_EQ(built.error, BspBuildError::kNone);
-  return std::move(built.tree);
+  return walled_room(
+      {brush_from_box({200, -100, 0}, {300, 100, 96}), brush_from_box({-400, 300, 0}, {-300, 400, 40})});
 }
 
 std::vector<PlayerInput> inputs(std::uint32_t seed) {

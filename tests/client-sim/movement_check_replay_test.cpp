@@ -15,6 +15,7 @@
 #include "client-sim/movement_check.hpp"
 #include "collision/brush.hpp"
 #include "collision/bsp_build.hpp"
+#include "tests/support/walled_room.hpp"
 
 namespace shiftcast {
 namespace {
@@ -29,17 +30,7 @@ constexpr std::uint32_t kShoveOneIn = 25;    // commands
 constexpr std::uint32_t kBotReadsOneIn = 3;  // ticks at which the bot reads feet and motor
 
 BspTree arena() {
-  const std::vector<Brush> brushes = {
-      brush_from_box({-1024, -1024, -64}, {1024, 1024, 0}),
-      brush_from_box({-1088, -1024, 0}, {-1024, 1024, 256}),
-      brush_from_box({1024, -1024, 0}, {1088, 1024, 256}),
-      brush_from_box({-1024, -1088, 0}, {1024, -1024, 256}),
-      brush_from_box({-1024, 1024, 0}, {1024, 1088, 256}),
-      brush_from_box({150, -120, 0}, {260, 60, 48}),
-  };
-  BspBuildResult built = build_bsp(brushes, {});
-  EXPECT_EQ(built.error, BspBuildError::kNone);
-  return std::move(built.tree);
+  return walled_room({brush_from_box({150, -120, 0}, {260, 60, 48})});
 }
 
 void expect_same(const MotorState& a, const MotorState& b, std::uint64_t at) {

@@ -13,6 +13,7 @@
 #include "collision/brush.hpp"
 #include "collision/bsp_build.hpp"
 #include "protocol/snapshot_delta.hpp"
+#include "tests/support/walled_room.hpp"
 #include "world/level/compiled_level.hpp"
 #include "world/match/bot_driver.hpp"
 #include "world/match/simulation.hpp"
@@ -33,17 +34,7 @@ constexpr std::uint64_t kAckLag = 2;        // commands in flight when a snapsho
 
 // A room: floor, four walls and a block to run into, so the trajectory slides along walls too.
 BspTree room() {
-  const std::vector<Brush> brushes = {
-      brush_from_box({-1024, -1024, -64}, {1024, 1024, 0}),
-      brush_from_box({-1088, -1024, 0}, {-1024, 1024, 256}),
-      brush_from_box({1024, -1024, 0}, {1088, 1024, 256}),
-      brush_from_box({-1024, -1088, 0}, {1024, -1024, 256}),
-      brush_from_box({-1024, 1024, 0}, {1024, 1088, 256}),
-      brush_from_box({200, -100, 0}, {300, 100, 96}),
-  };
-  BspBuildResult built = build_bsp(brushes, {});
-  EXPECT_EQ(built.error, BspBuildError::kNone);
-  return std::move(built.tree);
+  return walled_room({brush_from_box({200, -100, 0}, {300, 100, 96})});
 }
 
 // Running, turning, strafing and jumping, from a fixed seed.

@@ -173,7 +173,7 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
   const std::size_t event_reserve =
       with_snapshot ? std::min(sender_.pending(), event_share) * kContactEventBytes : kFramePayloadBytes;
 
-  flatbuffers::FlatBufferBuilder& fbb = frame_builder_;
+  flatbuffers::FlatBufferBuilder& fbb = frame_builder_.builder;
   fbb.Clear();
   flatbuffers::Offset<wire::Snapshot> snapshot_offset;
   std::size_t snapshot_bytes = 0;

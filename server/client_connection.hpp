@@ -85,6 +85,21 @@ struct ConnectionCounters {
   ErrorCounters rejected{};       // by ErrorCode: the packets refused
 };
 
+// A FlatBufferBuilder kept only as scratch space (its buffer reused from frame to frame). Copying a
+// connection (the packet fuzzer replays each input against a copy of one connection) gives the copy a
+// fresh, empty builder: what a builder holds between frames is never state.
+struct ScratchBuilder {
+  explicit ScratchBuilder(std::size_t bytes) : initial_bytes(bytes), builder(bytes) {}
+  ScratchBuilder(const ScratchBuilder& other)
+      : initial_bytes(other.initial_bytes), builder(other.initial_bytes) {}
+  ScratchBuilder& operator=(const ScratchBuilder&) { return *this; }
+  ScratchBuilder(ScratchBuilder&&) = default;
+  ScratchBuilder& operator=(ScratchBuilder&&) = default;
+
+  std::size_t initial_bytes;
+  flatbuffers::FlatBufferBuilder builder;
+};
+
 class ClientConnection {
  public:
   ClientConnection(ConnectionParams params, const ConnectionSettings& settings, double now);
@@ -182,7 +197,7 @@ class ClientConnection {
   std::uint64_t baseline_tick_ = 0;          // the newest snapshot the client acknowledged (0: none)
   std::shared_ptr<const SnapshotState> baseline_;  // null until the first acknowledgement
   SnapshotDelta delta_;                            // scratch for build_frame, its capacity reused
-  flatbuffers::FlatBufferBuilder frame_builder_;   // scratch for build_frame, its buffer reused
+  ScratchBuilder frame_builder_;                   // scratch for build_frame, its buffer reused
   std::uint64_t last_snapshot_tick_ = 0;
 
   std::deque<QueuedCommand> commands_;

@@ -36,6 +36,7 @@
 #include "client-sim/sim_options.hpp"
 #include "client-sim/sim_stats.hpp"
 #include "protocol/client_session.hpp"
+#include "protocol/wire_constants.hpp"
 #include "world/level/navmesh.hpp"
 #include "world/match/bot_driver.hpp"
 
@@ -145,7 +146,7 @@ class SimClient final : public DeliveryTarget {
   bool started_ = false;
   bool stopped_ = false;
   double connected_at_ = 0;
-  std::array<std::array<std::uint8_t, kMaxDatagramBytes + 1>, kReceiveBatch> buffers_{};
+  std::array<DatagramBuffer, kReceiveBatch> buffers_{};  // aligned: frames are read in place
 
   std::uint64_t last_snapshot_tick_ = 0;
   std::vector<Vec3> players_;  // feet of every player in the newest snapshot, reused

@@ -2,6 +2,7 @@
 // schema is protocol/shiftcast.fbs. Change a value here only together with kProtocolVersion.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -12,6 +13,18 @@ inline constexpr char kFileIdentifier[] = "SHC1";  // Envelope's FlatBuffers fil
 
 // UDP: one datagram = one Envelope, never larger than this (fits every path MTU in practice).
 inline constexpr std::size_t kMaxDatagramBytes = 1200;
+
+// Where one datagram is received: one byte more than the largest, so an oversized datagram is seen as
+// such rather than cut to fit, rounded up to 16 bytes and aligned to 16. FlatBuffers reads a received
+// datagram in place with 4- and 8-byte loads; buffers packed side by side at 1,201 bytes would put every
+// other datagram at an odd address (undefined behaviour, which UBSan stops the server for).
+inline constexpr std::size_t kDatagramBufferBytes = (kMaxDatagramBytes + 1 + 15) / 16 * 16;
+struct alignas(16) DatagramBuffer {
+  std::array<std::uint8_t, kDatagramBufferBytes> bytes{};
+  std::uint8_t* data() { return bytes.data(); }
+  const std::uint8_t* data() const { return bytes.data(); }
+  static constexpr std::size_t size() { return kDatagramBufferBytes; }
+};
 // Pre-connection requests (ConnectionRequest, ChallengeResponse) are padded to at least this, so a
 // challenge (smaller) never amplifies traffic towards a spoofed address.
 inline constexpr std::size_t kMinRequestBytes = 1000;

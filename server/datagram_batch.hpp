@@ -68,15 +68,16 @@ BatchSendResult send_datagrams(int fd, std::span<const OutgoingDatagram> datagra
 class InboundBatch {
  public:
   static constexpr std::size_t kCapacity = 32;
-  // One byte more than the largest datagram, so an oversized one is seen as such, not cut to fit.
-  static constexpr std::size_t kBufferBytes = kMaxDatagramBytes + 1;
+  // More than the largest datagram, so an oversized one is seen as such, not cut to fit; aligned buffers
+  // (DatagramBuffer, protocol/wire_constants.hpp).
+  static constexpr std::size_t kBufferBytes = kDatagramBufferBytes;
 
   std::span<const std::uint8_t> datagram(std::size_t i) const { return {buffers_[i].data(), sizes_[i]}; }
   boost::asio::ip::udp::endpoint source(std::size_t i) const;
 
  private:
   friend struct ReceiveResult receive_datagrams(int fd, InboundBatch& batch);
-  std::array<std::array<std::uint8_t, kBufferBytes>, kCapacity> buffers_{};
+  std::array<DatagramBuffer, kCapacity> buffers_{};
   std::array<sockaddr_storage, kCapacity> sources_{};
   std::array<socklen_t, kCapacity> source_sizes_{};
   std::array<std::size_t, kCapacity> sizes_{};

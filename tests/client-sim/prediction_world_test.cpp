@@ -95,7 +95,9 @@ TEST(PredictionWorld, PredictsAPlayerAmongStandingPlayersBitForBit) {
   // The standing players really stood still (else their poses above would be stale).
   for (const SnapshotPlayer& o : others)
     EXPECT_EQ(sim.find(o.id)->pose.position, o.feet);
-  EXPECT_GT(player_touches, 20);
+  // Enough touches that the players really were in the way (20 of the full run's 1,500 commands; the
+  // sanitizer build's 300 commands met 19 once the grid and filter changes of issue 17 landed).
+  EXPECT_GT(player_touches, kCommands >= 1500 ? 20 : 10);
   EXPECT_GT(level_only_errors, 10);  // the test can tell a blind prediction from a seeing one
   EXPECT_EQ(check.corrections(), 0u);
   EXPECT_GT(check.world().entity_sweeps(), 0u);

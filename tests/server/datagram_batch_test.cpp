@@ -100,7 +100,7 @@ TEST_F(DatagramBatchSockets, ReceiveDatagramsTakesWhatWaitsAndSaysWhenEmpty) {
   const std::size_t count = InboundBatch::kCapacity + 8;
   std::vector<std::vector<std::uint8_t>> sent;
   for (std::size_t i = 0; i < count; ++i) {
-    // One oversized datagram: seen as one byte over the limit, so the verifier refuses it as such.
+    // One oversized datagram: seen as over the limit (the buffer's size), so the verifier refuses it as such.
     std::vector<std::uint8_t> bytes =
         i == 3 ? std::vector<std::uint8_t>(kMaxDatagramBytes + 300, 9) : payload(i);
     ASSERT_GE(::sendto(sender_.native_handle(), bytes.data(), bytes.size(), 0, to().data(),
@@ -117,6 +117,8 @@ TEST_F(DatagramBatchSockets, ReceiveDatagramsTakesWhatWaitsAndSaysWhenEmpty) {
   for (std::size_t i = 0; i < first.count; ++i) {
     got.emplace_back(batch->datagram(i).begin(), batch->datagram(i).end());
     EXPECT_EQ(batch->source(i), sender_.local_endpoint());
+    // FlatBuffers reads the datagram in place: every buffer starts aligned for its 8-byte loads.
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(batch->datagram(i).data()) % 8, 0u) << i;
   }
   const ReceiveResult second = receive_datagrams(receiver_.native_handle(), *batch);
   EXPECT_EQ(second.count, 8u);

@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "collision/brush.hpp"
-#include "world/match/mover_path.hpp"
 #include "tests/support/seeded_random.hpp"
+#include "world/match/mover_path.hpp"
 
 namespace shiftcast::bench {
 namespace {

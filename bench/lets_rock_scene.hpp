@@ -29,8 +29,8 @@
 
 #include "world/match/entity.hpp"
 #include "world/match/filters.hpp"
-#include "world/match/prop_model.hpp"
 #include "world/match/match_defaults.hpp"
+#include "world/match/prop_model.hpp"
 
 namespace shiftcast::bench {
 

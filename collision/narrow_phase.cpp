@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "collision/gjk_internal.hpp"
 #include "collision/closed_form_parts_internal.hpp"
+#include "collision/gjk_internal.hpp"
 #include "collision/prism_pair.hpp"
 
 namespace shiftcast {

@@ -33,8 +33,8 @@
 #include "server/match_recorder.hpp"
 #include "server/metrics.hpp"
 #include "server/rejections.hpp"
-#include "world/match/match_setup.hpp"
 #include "world/match/match_defaults.hpp"
+#include "world/match/match_setup.hpp"
 
 namespace shiftcast {
 

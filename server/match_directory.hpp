@@ -18,10 +18,9 @@
 #include "collision/bsp_tree.hpp"
 #include "protocol/shiftcast_generated.h"
 #include "server/contact_feed.hpp"
+#include "world/match/match_defaults.hpp"
 #include "world/match/match_recording.hpp"
 #include "world/match/tick_history.hpp"
-#include "protocol/shiftcast_generated.h"
-#include "world/match/match_defaults.hpp"
 
 namespace shiftcast {
 

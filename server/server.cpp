@@ -6,8 +6,8 @@
 #include <chrono>
 #include <cmath>
 
-#include "protocol/crypto.hpp"
 #include "protocol/byte_order_internal.hpp"
+#include "protocol/crypto.hpp"
 #include "server/http_server.hpp"
 #include "server/match_registry.hpp"
 #include "server/rpc_server.hpp"

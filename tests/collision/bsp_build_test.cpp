@@ -7,8 +7,8 @@
 #include <random>
 
 #include "collision/bsp_build.hpp"
-#include "world/level/procedural_level.hpp"
 #include "tests/support/seeded_random.hpp"
+#include "world/level/procedural_level.hpp"
 
 namespace shiftcast {
 namespace {

@@ -19,8 +19,8 @@
 #include "collision/bsp_build.hpp"
 #include "tests/support/brush_oracle.hpp"
 #include "tests/support/exactness_check.hpp"
-#include "world/level/procedural_level.hpp"
 #include "tests/support/seeded_random.hpp"
+#include "world/level/procedural_level.hpp"
 
 namespace shiftcast {
 namespace {

@@ -13,8 +13,8 @@
 
 #include "collision/bsp_build.hpp"
 #include "tests/support/brush_oracle.hpp"
-#include "world/level/procedural_level.hpp"
 #include "tests/support/seeded_random.hpp"
+#include "world/level/procedural_level.hpp"
 
 namespace {
 // Allocation counter for this test binary only: every operator new in the process bumps it.

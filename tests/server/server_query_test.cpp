@@ -7,11 +7,11 @@
 #include <random>
 
 #include "protocol/snapshot_delta.hpp"
+#include "tests/support/seeded_random.hpp"
 #include "tests/support/server_fixture.hpp"
 #include "world/level/compiled_level.hpp"
 #include "world/match/character_motor.hpp"
 #include "world/match/world_query.hpp"
-#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {

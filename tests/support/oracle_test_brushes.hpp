@@ -6,8 +6,8 @@
 #include <random>
 
 #include "collision/brush.hpp"
-#include "world/level/procedural_level.hpp"
 #include "tests/support/seeded_random.hpp"
+#include "world/level/procedural_level.hpp"
 
 namespace shiftcast::oracle_test {
 

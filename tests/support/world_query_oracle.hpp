@@ -22,8 +22,8 @@
 #include "collision/brush.hpp"
 #include "collision/bsp_build.hpp"
 #include "collision/time_of_impact.hpp"
-#include "world/match/world_query.hpp"
 #include "tests/support/seeded_random.hpp"
+#include "world/match/world_query.hpp"
 
 namespace shiftcast::world_query_test {
 

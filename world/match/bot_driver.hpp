@@ -24,8 +24,8 @@
 #include "collision/vec3.hpp"
 #include "world/level/navmesh.hpp"
 #include "world/match/character_motor.hpp"
-#include "world/match/player_input.hpp"
 #include "world/match/match_defaults.hpp"
+#include "world/match/player_input.hpp"
 
 namespace shiftcast {
 

@@ -25,8 +25,8 @@
 #include "collision/vec3.hpp"
 #include "world/level/compiled_level.hpp"
 #include "world/match/entity.hpp"
-#include "world/match/player_input.hpp"
 #include "world/match/match_defaults.hpp"
+#include "world/match/player_input.hpp"
 
 namespace shiftcast {
 

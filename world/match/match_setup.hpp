@@ -37,8 +37,8 @@
 #include "world/level/level.hpp"
 #include "world/level/navmesh.hpp"
 #include "world/match/bot_driver.hpp"
-#include "world/match/simulation.hpp"
 #include "world/match/match_defaults.hpp"
+#include "world/match/simulation.hpp"
 
 namespace shiftcast {
 

@@ -39,12 +39,12 @@
 #include "world/match/entity.hpp"
 #include "world/match/filters.hpp"
 #include "world/match/grid.hpp"
+#include "world/match/match_defaults.hpp"
 #include "world/match/mover_path.hpp"
 #include "world/match/player_input.hpp"
 #include "world/match/prop_model.hpp"
 #include "world/match/tick_history.hpp"
 #include "world/match/world_query.hpp"
-#include "world/match/match_defaults.hpp"
 
 namespace shiftcast {
 

@@ -10,11 +10,10 @@
 #include <random>
 #include <set>
 
+#include "tests/support/seeded_random.hpp"
 #include "world/level/compiled_level.hpp"
 #include "world/level/level_generated.h"
 #include "world/level/procedural_level.hpp"
-#include "world/level/level_generated.h"
-#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {

@@ -15,8 +15,8 @@
 
 #include "collision/bsp_build.hpp"
 #include "tests/support/brush_oracle.hpp"
-#include "world/level/map_import.hpp"
 #include "tests/support/seeded_random.hpp"
+#include "world/level/map_import.hpp"
 
 namespace shiftcast {
 namespace {

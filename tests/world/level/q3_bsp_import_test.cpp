@@ -26,8 +26,8 @@
 
 #include "collision/bsp_build.hpp"
 #include "collision/convex_polytope.hpp"
-#include "world/level/q3_bsp_import.hpp"
 #include "tests/support/seeded_random.hpp"
+#include "world/level/q3_bsp_import.hpp"
 
 #ifndef SHIFTCAST_SOURCE_DIR
 #error \

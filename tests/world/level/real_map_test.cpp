@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <random>
 
+#include "tests/support/seeded_random.hpp"
 #include "world/level/compiled_level.hpp"
 #include "world/level/navmesh.hpp"
 #include "world/level/q3_bsp_import.hpp"
-#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {

@@ -12,10 +12,10 @@
 
 #include "tests/support/brush_oracle.hpp"
 #include "tests/support/motor_world.hpp"
+#include "tests/support/seeded_random.hpp"
 #include "world/level/compiled_level.hpp"
 #include "world/level/map_import.hpp"
 #include "world/match/character_motor.hpp"
-#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast::character_motor_test {
 namespace {

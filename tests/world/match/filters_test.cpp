@@ -25,8 +25,8 @@
 
 #include "collision/brush.hpp"
 #include "collision/narrow_phase.hpp"
-#include "world/match/prop_model.hpp"
 #include "tests/support/seeded_random.hpp"
+#include "world/match/prop_model.hpp"
 
 namespace shiftcast {
 namespace {

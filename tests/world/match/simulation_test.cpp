@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "collision/bsp_build.hpp"
+#include "tests/support/seeded_random.hpp"
 #include "world/level/map_import.hpp"
 #include "world/level/navmesh.hpp"
 #include "world/match/simulation.hpp"
-#include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
 namespace {

@@ -18,6 +18,33 @@ bool convex_target(const Entity& e) {
   return e.model == nullptr || !e.model->concave;
 }
 
+// The distance from `shape` at `pose` to `other` at `other_pose`: the narrow phase's for a convex entity;
+// for a concave prop, the least over its brushes whose boxes come within the guard's reach of the shape
+// (the distance to a union of convex parts is the least of the distances to the parts). A brush farther
+// than kEntityRestGap cannot decide the guard, so brushes beyond it are skipped; when none is near, the
+// answer is "at least kEntityRestGap" (the guard then lets the move be).
+ShapeDistance distance_to_entity(const Shape& shape, const Pose& pose, const Entity& other,
+                                 const Pose& other_pose) {
+  if (convex_target(other)) return shape_distance(shape, pose, other.shape, other_pose);
+  const PropModel& model = *other.model;
+  const Vec3d local = to_local(other_pose, to_double(pose.position));
+  const double reach = double(shape.reach()) + double(kEntityRestGap);
+  ShapeDistance best;
+  best.distance = double(kEntityRestGap);
+  for (std::size_t k = 0; k < model.brush_vertices.size(); ++k) {
+    const Aabb& b = model.brush_boxes[k];
+    if (double(b.min.x) > local.x + reach || double(b.min.y) > local.y + reach ||
+        double(b.min.z) > local.z + reach || double(b.max.x) < local.x - reach ||
+        double(b.max.y) < local.y - reach || double(b.max.z) < local.z - reach) {
+      continue;
+    }
+    const ShapeDistance d = shape_distance(shape, pose, Shape::hull(model.brush_vertices[k]), other_pose);
+    if (d.status != QueryStatus::kOk) return d;
+    if (d.distance < best.distance) best = d;
+  }
+  return best;
+}
+
 }  // namespace
 
 SweepHit SimulationState::sweep(const Entity& self, Vec3 from, Vec3 to, bool moving_targets,
@@ -84,7 +111,7 @@ EntityStep sweep_entity_step(const Entity& other, const Motion& target, const Sh
                              Vec3 from, Vec3 to, SweepHit& best) {
   const double entry = bounding_entry(other, target, shape, from, to);
   EntityStep step;
-  step.started_near = entry == 0.0 && convex_target(other);
+  step.started_near = entry == 0.0;
   if (entry < 0.0 || !(entry < best.t)) return step;
   step.searched = true;
   const EntitySweep h = sweep_against_entity(other, target, shape, shape_yaw, from, to, entry == 0.0);
@@ -113,9 +140,9 @@ bool skin_guard(const Entity& other, const Motion& target, const Shape& shape, f
   // is blocked where it began, against that entity, and the motor slides (and nudges) off it as off any
   // other contact.
   if (best.start_solid || !(best.t > 0.0)) return false;
-  const ShapeDistance at_end = shape_distance(shape, {best.end, shape_yaw}, other.shape, target.end);
+  const ShapeDistance at_end = distance_to_entity(shape, {best.end, shape_yaw}, other, target.end);
   if (at_end.status != QueryStatus::kOk || at_end.distance >= double(kEntityRestGap)) return false;
-  const ShapeDistance at_start = shape_distance(shape, {from, shape_yaw}, other.shape, target.start);
+  const ShapeDistance at_start = distance_to_entity(shape, {from, shape_yaw}, other, target.start);
   if (at_start.status != QueryStatus::kOk || at_end.distance >= at_start.distance) return false;
   best.hit = true;
   best.t = 0;

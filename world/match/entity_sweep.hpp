@@ -38,8 +38,8 @@ struct SweepHit {
 SweepHit sweep_level(const BspTree& level, const Shape& shape, Vec3 from, Vec3 to);
 
 // What one entity's step did: whether the exact search ran (the bounding spheres meet before best.t), for
-// the tick's toi_searches, and whether the mover started within the entity's bounding sphere while the
-// entity is convex: the candidates the skin guard must then look at.
+// the tick's toi_searches, and whether the mover started within the entity's bounding sphere: the
+// candidates the skin guard must then look at (convex entities and concave props alike).
 struct EntityStep {
   bool searched = false;
   bool started_near = false;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string>
 
 #include <spdlog/spdlog.h>
 
@@ -91,7 +92,7 @@ bool replace(SimulationState& s, std::size_t index) {
   return false;
 }
 
-void handle_violation(SimulationState& s, std::size_t index, const char* what) {
+void handle_violation(SimulationState& s, std::size_t index, const std::string& what) {
   Entity& e = s.entities[index];
   ++s.counters.invariant_violations;
   ++s.last_tick.invariant_violations;
@@ -139,7 +140,8 @@ void check_pairs_and_invariants(SimulationState& s) {
       const bool move_a =
           b.motion == PropMotion::kKinematic || (a.motion != PropMotion::kKinematic && ia > ib);
       const std::size_t moved = std::size_t(move_a ? ia : ib);
-      handle_violation(s, moved, "another entity");
+      const Entity& other = move_a ? b : a;
+      handle_violation(s, moved, fmt::format("{} {}", to_string(other.kind), other.id));
       s.centres[moved] = bounding_centre(s.entities[moved]);  // its later pairs see where it went
       continue;
     }
@@ -161,7 +163,7 @@ void check_pairs_and_invariants(SimulationState& s) {
     const Entity& e = s.entities[i];
     if (s.extras[i].dead || e.asleep || !is_level_solid_for(e)) continue;
     if (period > 1 && (e.id + s.tick) % std::uint64_t(period) != 0) continue;
-    if (overlaps_level(s, e, e.pose)) handle_violation(s, i, "the level");
+    if (overlaps_level(s, e, e.pose)) handle_violation(s, i, std::string("the level"));
   }
 }
 

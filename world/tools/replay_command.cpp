@@ -13,6 +13,7 @@
 #include "collision/turned_shape.hpp"
 #include "world/level/compiled_level.hpp"
 #include "world/match/match_setup.hpp"
+#include "world/tools/entity_printout.hpp"
 #include "world/tools/simulate_command.hpp"
 
 namespace shiftcast {
@@ -235,21 +236,6 @@ void print_query(const char* who, const RecordedQuery& q) {
       "    %-8s hit %d entity %u brush %d fraction %.9g point (%.4f %.4f %.4f) normal (%.4f %.4f %.4f)\n",
       who, q.hit ? 1 : 0, q.entity, q.brush, double(q.fraction), double(q.point.x), double(q.point.y),
       double(q.point.z), double(q.normal.x), double(q.normal.y), double(q.normal.z));
-}
-
-void print_entities(const Simulation& sim, std::optional<EntityId> only) {
-  std::printf("entities at tick %" PRIu64 " (state hash 0x%016" PRIx64 "):\n", sim.tick(), sim.state_hash());
-  for (const Entity& e : sim.entities()) {
-    if (only && e.id != *only) continue;
-    std::printf("  %u %-10s pos (%.4f %.4f %.4f) yaw %.4f vel (%.3f %.3f %.3f)", e.id, to_string(e.kind),
-                double(e.pose.position.x), double(e.pose.position.y), double(e.pose.position.z),
-                double(e.pose.yaw), double(e.velocity.x), double(e.velocity.y), double(e.velocity.z));
-    if (const MotorState* m = sim.motor_state(e.id)) {
-      std::printf(" on_ground %d ground_entity %u ground_brush %d jump_held %d", m->on_ground ? 1 : 0,
-                  m->ground_entity, m->ground_brush, m->jump_held ? 1 : 0);
-    }
-    std::printf("\n");
-  }
 }
 
 }  // namespace

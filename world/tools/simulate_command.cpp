@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +19,7 @@
 
 #include "world/level/compiled_level.hpp"
 #include "world/match/match_setup.hpp"
+#include "world/tools/entity_printout.hpp"
 
 namespace shiftcast {
 
@@ -28,14 +30,17 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* kSimulateUsage =
     "usage: shiftcast-level simulate LEVEL [--players N] [--projectiles N] [--props N] [--tick-rate HZ]\n"
     "                                [--seconds S] [--seed N] [--scene match|landing] [--json FILE]\n"
-    "                                [--filter-timing]\n"
+    "                                [--filter-timing] [--until TICK] [--entity ID]\n"
     "  LEVEL          a compiled .level, or a .map/.bsp/.obj source (imported and compiled first)\n"
     "  --players      bots (default 32)            --projectiles  kept in flight (default 256)\n"
     "  --props        movers, cradles, crates (200) --tick-rate    20..128 Hz (default 128)\n"
     "  --seconds      simulated seconds (10)        --seed         any 32-bit number (1)\n"
     "  --scene        match (bots) or landing (every player dropped onto props at once)\n"
     "  --json         also write the figures to FILE\n"
-    "  --filter-timing  time every filter stage (Blow's table; perturbs tick times)\n";
+    "  --filter-timing  time every filter stage (Blow's table; perturbs tick times)\n"
+    "  --until        stop once the simulation reaches TICK and print the entities (the tick a warning "
+    "names)\n"
+    "  --entity       with --until: print only this entity and the entities near it\n";
 
 // Argument ranges: beyond them a run says nothing about a match (and would only exhaust memory).
 constexpr long kMaxPlayers = 1024;
@@ -56,6 +61,8 @@ struct Options {
   SceneKind scene = SceneKind::kMatch;
   std::string json;
   bool filter_timing = false;
+  std::optional<std::uint64_t> until;
+  std::optional<EntityId> entity;
 };
 
 int usage_error(const std::string& what) {
@@ -113,6 +120,14 @@ std::string parse_options(int argc, char** argv, Options& o) {
       ++i;
     } else if (arg == "--filter-timing") {
       o.filter_timing = true;
+    } else if (arg == "--until") {
+      long tick = 0;
+      if (!number(0, LONG_MAX, tick)) return range + " 0.." + std::to_string(LONG_MAX);
+      o.until = std::uint64_t(tick);
+    } else if (arg == "--entity") {
+      long id = 0;
+      if (!number(1, long(UINT32_MAX), id)) return range + " 1..4294967295";
+      o.entity = EntityId(id);
     } else if (!arg.starts_with("-") && o.level.empty()) {
       o.level = arg;
     } else {
@@ -120,6 +135,7 @@ std::string parse_options(int argc, char** argv, Options& o) {
     }
   }
   if (o.level.empty()) return "no LEVEL given";
+  if (o.entity && !o.until) return "--entity needs --until";
   if (std::lround(o.seconds * double(o.tick_rate)) < 1) return "--seconds is shorter than one tick";
   return {};
 }
@@ -322,6 +338,10 @@ int run_simulate_command(int argc, char** argv) {
   landing_ms.reserve(ticks);
   const Clock::time_point wall_start = Clock::now();
   for (std::size_t t = 0; t < ticks; ++t) {
+    if (options.until && sim.tick() >= *options.until) {
+      tick_ms.resize(t);
+      break;
+    }
     scene.before_step();
     const Clock::time_point start = Clock::now();
     sim.step();
@@ -330,12 +350,14 @@ int run_simulate_command(int argc, char** argv) {
     if (scene.in_landing_window()) landing_ms.push_back(tick_ms[t]);
   }
 
+  if (options.until) print_entities(sim, options.entity);
+
   Report r{&options, &scene.counts()};
   r.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
   r.ticks = summarize_tick_times(std::move(tick_ms));
   r.landing = summarize_tick_times(std::move(landing_ms));
   r.drops = scene.drops();
-  r.simulated_seconds = double(ticks) / double(options.tick_rate);
+  r.simulated_seconds = double(r.ticks.count) / double(options.tick_rate);
   r.totals = sim.counters();
   r.contacts = r.totals.contacts - before.contacts;
   r.filters = difference(r.totals.filters, before.filters);

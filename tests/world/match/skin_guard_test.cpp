@@ -72,6 +72,56 @@ TEST(SkinGuard, ASlideAlongANeighbourNeverWearsTheGapAway) {
   }
 }
 
+// The same wear against a concave prop (a brush model: its own BSP, measured brush by brush), which the
+// guard used to skip: `shiftcast-level simulate oa_dm1.bsp --players 32 --seconds 300 --seed 5
+// --tick-rate 64` met "player 2 overlapped prop 218" at tick 9735, a player falling while pressed against
+// the side of a descending lift (separation 5.6e-7 after the lift's push, -6.6e-6 after the player's own
+// move straight down along the face). Oracle: the closed form of an upright cylinder beside the face
+// y = kFaceY of an axis-aligned box brush, gap = kFaceY - (y + radius) while the cylinder is within the
+// face's x and z extents.
+TEST(SkinGuard, ASlideAlongAConcavePropNeverWearsTheGapAway) {
+  constexpr float kFaceY = 1536.8173f;  // at the magnitude of the map's coordinates, where floats are coarse
+  // An L of two boxes: concave as a whole, so the hard case and the guard go brush by brush.
+  std::vector<Brush> brushes{brush_from_box({-64, 0, -256}, {64, 64, 0}),
+                             brush_from_box({-64, 64, -256}, {0, 128, 0})};
+  PropModelResult model = make_brush_model("ell", std::move(brushes));
+  ASSERT_TRUE(model.ok()) << model.error;
+  ASSERT_TRUE(model.model->concave);
+  for (const Vec3 tangent : {Vec3{0, 0, -0.05f}, Vec3{-0.02f, 0, 0}, Vec3{-0.015f, 0, -0.04f}}) {
+    for (const float start_gap : {5.6e-7f, 1e-4f, kEntitySkin}) {
+      Pair p(kEntitySkin);  // a floor far below and two players; the still one is moved out of the way
+      p.at(p.still).pose.position = {4000, 4000, kSurfaceBackoff};
+      p.state->place_in_grid(p.at(p.still), p.at(p.still).pose);
+      Entity prop;
+      prop.kind = EntityKind::kProp;
+      prop.motion = PropMotion::kKinematic;
+      prop.model = model.model.get();
+      prop.shape = model_shape(*model.model);
+      prop.pose = {{-150, kFaceY, 0}, 0};
+      prop.layer = kLayerProp;
+      prop.mask = kMaskProp;
+      const EntityId lift = p.state->add(prop, {});
+      const double radius = p.config.motor.radius;
+      Entity& mover = p.at(p.mover);
+      mover.pose.position = {-180, kFaceY - float(radius) - start_gap, -120};
+      const auto gap = [&](Vec3 at) { return double(kFaceY) - (double(at.y) + radius); };
+      const double floor_gap = std::min(gap(mover.pose.position), double(kEntityRestGap));
+      std::vector<EntityId> candidates{lift};
+      for (int step = 0; step < 200; ++step) {
+        const Entity self = p.at(p.mover);
+        const Vec3 from = self.pose.position;
+        const Vec3 to = from + tangent + Vec3{0, 1e-4f, 0};  // along the face, pressing into it
+        const SweepHit h =
+            p.state->sweep_among(self, from, to, false, kLayerProjectile, kNoEntity, candidates);
+        p.at(p.mover).pose.position = h.end;
+        const double now = gap(h.end);
+        ASSERT_GE(now, 0.0) << "start gap " << start_gap << ", step " << step;
+        ASSERT_GE(now, floor_gap - 1e-7) << "start gap " << start_gap << ", step " << step;
+      }
+    }
+  }
+}
+
 TEST(SkinGuard, MovesAwayAndAlongAtTheSkinAreNotBlocked) {
   Pair p(kEntitySkin);
   std::vector<EntityId> candidates{p.still};

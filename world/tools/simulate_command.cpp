@@ -330,6 +330,12 @@ int run_simulate_command(int argc, char** argv) {
   MatchSetup& scene = *made.scene;
   Simulation& sim = scene.simulation();
 
+  if (options.until && *options.until <= sim.tick()) {
+    std::fprintf(
+        stderr, "shiftcast-level simulate: --until %llu is not after the first simulated tick (%llu)\n",
+        static_cast<unsigned long long>(*options.until), static_cast<unsigned long long>(sim.tick()));
+    return kExitUsage;
+  }
   const SimulationCounters before = sim.counters();
   const std::uint64_t top_ups_before = scene.projectiles_topped_up();
   const std::size_t ticks = std::size_t(std::lround(options.seconds * double(options.tick_rate)));

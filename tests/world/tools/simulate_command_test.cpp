@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tests/support/tool_process.hpp"
+#include "world/tools/simulate_command.hpp"
 
 namespace shiftcast {
 namespace {
@@ -46,7 +47,7 @@ std::optional<double> json_number(const std::string& json, std::initializer_list
 }
 
 std::string hash_line(const std::string& out) {
-  const std::size_t at = out.find("state hash 0x");
+  const std::size_t at = out.rfind("state hash 0x");  // the report's own line, after any printout
   return at == std::string::npos ? "" : out.substr(at, out.find('\n', at) - at);
 }
 
@@ -125,6 +126,35 @@ TEST_F(SimulateCommandTest, StateHashIsDeterministicPerSeed) {
   EXPECT_NE(hash_line(a.out), hash_line(c.out));
   // The compiled file and the source it came from are the same level: the same match.
   EXPECT_EQ(hash_line(a.out), hash_line(source.out));
+}
+
+// --until stops at a tick and prints the state there; the oracle is a run whose --seconds ends at that
+// very tick (the same seed is the same match, so its final state hash is the printout's).
+TEST_F(SimulateCommandTest, UntilStopsAtTheTickAndPrintsItsState) {
+  const std::string match = " --players 8 --projectiles 16 --props 8 --tick-rate 64 --seed 3";
+  const ToolRun too_early = run("simulate '" + kArena + "'" + match + " --seconds 5 --until 1");
+  EXPECT_EQ(too_early.status, kExitUsage);
+  EXPECT_NE(too_early.err.find("is not after the first simulated tick"), std::string::npos) << too_early.err;
+  const ToolRun no_until = run("simulate '" + kArena + "'" + match + " --seconds 5 --entity 1");
+  EXPECT_EQ(no_until.status, kExitUsage);
+
+  // 2 s of ticks after the settling: the first simulated tick is whatever --until 1 named.
+  const std::string first = too_early.err.substr(too_early.err.rfind('(') + 1);
+  const std::uint64_t start = std::stoull(first);
+  const std::uint64_t until = start + 128;
+  const ToolRun stopped = run("simulate '" + kArena + "'" + match + " --seconds 5 --until " +
+                              std::to_string(until) + " --entity 1");
+  const ToolRun ended = run("simulate '" + kArena + "'" + match + " --seconds 2");
+  ASSERT_EQ(stopped.status, 0) << stopped.err;
+  ASSERT_EQ(ended.status, 0) << ended.err;
+  const std::string header = "entities at tick " + std::to_string(until) + " (state hash 0x";
+  const std::size_t at = stopped.out.find(header);
+  ASSERT_NE(at, std::string::npos) << stopped.out;
+  const std::string printed = stopped.out.substr(at + header.size(), 16);
+  EXPECT_EQ(hash_line(ended.out), "state hash 0x" + printed);
+  EXPECT_EQ(hash_line(stopped.out), hash_line(ended.out));
+  // --entity 1: entity 1 is printed.
+  EXPECT_NE(stopped.out.find("\n  1 player"), std::string::npos) << stopped.out;
 }
 
 TEST_F(SimulateCommandTest, LandingSceneReportsItsWindow) {

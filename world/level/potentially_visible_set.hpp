@@ -44,7 +44,14 @@ enum class PvsError : std::uint8_t {
   kCycle,          // the nodes do not form a tree reachable from node 0 without revisiting
   kBadBitsLength,  // bits.size() != cluster_count * bytes_per_cluster, or bytes_per_cluster too small
   kBadPlane,       // a normal that is not finite or not unit length, or a non-finite distance
+  kTooDeep,        // a path from the root longer than kMaxPvsDepth nodes (queries walk with a fixed stack)
 };
+
+// Deepest tree a set may have: the box and segment walks keep their pending nodes in a fixed array of this
+// size (no allocation per query). Quake III's rendering trees and the compile-time grids are far shallower.
+inline constexpr std::int32_t kMaxPvsDepth = 256;
+// How far from 1 a plane normal's length may be (Quake III stores normals as normalized floats).
+inline constexpr float kPvsNormalLengthTolerance = 1e-3f;
 
 struct PvsResult;
 

@@ -43,6 +43,10 @@ enum class VisibilityOrigin : std::uint8_t {
   kComputed,  // computed at compile time from the collision BSP (world/level/pvs_compute.hpp)
 };
 const char* to_string(VisibilityOrigin origin);
+struct CompiledLevel;
+// One line for tools and logs: "computed: 243 clusters, 31 bytes a row, 7.5 KiB; 100.0% of cluster
+// pairs visible; 256-unit cells, 7.6 ms", or "none (distance alone decides)".
+std::string describe_visibility(const CompiledLevel& compiled);
 
 struct CompiledLevel {
   Level level;   // level.imported_visibility is empty here: compile_level moved it to `visibility`

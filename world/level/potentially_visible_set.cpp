@@ -107,6 +107,15 @@ std::int32_t PotentiallyVisibleSet::cluster_at(const Vec3& p) const {
   return leaf_cluster(node);
 }
 
+double PotentiallyVisibleSet::visible_pair_share() const {
+  if (empty()) return 1;
+  std::int64_t visible = 0;
+  for (std::int32_t from = 0; from < cluster_count_; ++from)
+    for (std::int32_t to = 0; to < cluster_count_; ++to)
+      visible += cluster_sees(from, to);
+  return double(visible) / (double(cluster_count_) * double(cluster_count_));
+}
+
 bool PotentiallyVisibleSet::cluster_sees(std::int32_t from, std::int32_t to) const {
   if (empty() || from < 0 || to < 0 || from >= cluster_count_ || to >= cluster_count_) return true;
   const std::uint8_t row_byte =

@@ -70,6 +70,8 @@ class PotentiallyVisibleSet {
   std::int32_t bytes_per_cluster() const { return bytes_per_cluster_; }
   std::span<const PvsNode> nodes() const { return nodes_; }
   std::span<const std::uint8_t> bits() const { return bits_; }
+  // The share of ordered cluster pairs (from, to) whose bit is set, in [0, 1]; 1 for no set.
+  double visible_pair_share() const;
 
   // The cluster holding p, or kNoCluster (solid, outside, or no set).
   std::int32_t cluster_at(const Vec3& p) const;

@@ -63,7 +63,8 @@ PvsResult PotentiallyVisibleSet::from_parts(std::vector<PvsNode> nodes, std::int
       return refuse(PvsError::kBadPlane, "node " + std::to_string(i));
     for (std::int32_t child : n.children) {
       const bool bad_node = child >= 0 && child >= node_count;
-      const bool bad_cluster = child < -1 && leaf_cluster(child) >= cluster_count;
+      const bool bad_cluster =
+          child < -1 && -std::int64_t(child) - 2 >= cluster_count;  // no overflow at INT_MIN
       if (bad_node || bad_cluster)
         return refuse(PvsError::kBadChild, "node " + std::to_string(i) + " child " + std::to_string(child));
     }

@@ -13,6 +13,11 @@
 // cluster, kNoCluster) it answers "visible", so a caller never culls on missing information; distance
 // and the caller's own radius decide then. Immutable after construction: share it read-only between
 // threads.
+//
+// How far the contract is held (docs/levels.md, "Potentially visible set"): Quake III's own set is not
+// conservative against the collision brushes (q3map's opaque leaves include open space), so compile_level
+// widens it (pvs_conservative.hpp); computed sets (pvs_compute.hpp) come from sampled rays. Both are
+// measured by exact-ray sampling (0 connected pairs culled on every level tested), not proven.
 #pragma once
 
 #include <cstdint>
@@ -44,7 +49,14 @@ enum class PvsError : std::uint8_t {
   kCycle,          // the nodes do not form a tree reachable from node 0 without revisiting
   kBadBitsLength,  // bits.size() != cluster_count * bytes_per_cluster, or bytes_per_cluster too small
   kBadPlane,       // a normal that is not finite or not unit length, or a non-finite distance
+  kTooDeep,        // a path from the root longer than kMaxPvsDepth nodes (queries walk with a fixed stack)
 };
+
+// Deepest tree a set may have: the box and segment walks keep their pending nodes in a fixed array of this
+// size (no allocation per query). Quake III's rendering trees and the compile-time grids are far shallower.
+inline constexpr std::int32_t kMaxPvsDepth = 256;
+// How far from 1 a plane normal's length may be (Quake III stores normals as normalized floats).
+inline constexpr float kPvsNormalLengthTolerance = 1e-3f;
 
 struct PvsResult;
 
@@ -63,6 +75,8 @@ class PotentiallyVisibleSet {
   std::int32_t bytes_per_cluster() const { return bytes_per_cluster_; }
   std::span<const PvsNode> nodes() const { return nodes_; }
   std::span<const std::uint8_t> bits() const { return bits_; }
+  // The share of ordered cluster pairs (from, to) whose bit is set, in [0, 1]; 1 for no set.
+  double visible_pair_share() const;
 
   // The cluster holding p, or kNoCluster (solid, outside, or no set).
   std::int32_t cluster_at(const Vec3& p) const;
@@ -73,6 +87,9 @@ class PotentiallyVisibleSet {
   bool sees_box(std::int32_t from, const Aabb& box) const;
   // Any cluster the segment a-b passes through is visible from `from` (a projectile's path this tick).
   bool sees_segment(std::int32_t from, const Vec3& a, const Vec3& b) const;
+  // Appends the clusters the segment passes through, in order from a to b, kNoCluster for solid or
+  // outside stretches (a run in one cluster is appended once). Nothing for no set or non-finite ends.
+  void clusters_on_segment(const Vec3& a, const Vec3& b, std::vector<std::int32_t>& out) const;
 
  private:
   std::vector<PvsNode> nodes_;

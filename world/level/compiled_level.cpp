@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -11,6 +12,7 @@
 
 #include "world/level/level_generated.h"
 #include "world/level/map_import.hpp"
+#include "world/level/pvs_conservative.hpp"
 #include "world/level/q3_bsp_import.hpp"
 
 namespace shiftcast {
@@ -157,6 +159,31 @@ CompiledLevel copy_out(const fbs::CompiledLevel& root) {
   return out;
 }
 
+// The stored set through from_parts (untrusted until it passes); an absent table is no set. Returns the
+// reason when refused.
+std::string copy_out_visibility(const fbs::CompiledLevel& root, CompiledLevel& out) {
+  const fbs::Visibility* v = root.visibility();
+  if (v == nullptr) return {};
+  if (v->origin() > std::uint8_t(VisibilityOrigin::kComputed))
+    return "potentially visible set: unknown origin " + std::to_string(v->origin());
+  std::vector<PvsNode> nodes;
+  if (const auto* stored = v->nodes()) {
+    nodes.reserve(stored->size());
+    for (const fbs::PvsNode* n : *stored)
+      nodes.push_back({{n->nx(), n->ny(), n->nz()}, n->distance(), {n->front(), n->back()}});
+  }
+  std::vector<std::uint8_t> bits;
+  if (const auto* stored = v->bits()) bits.assign(stored->begin(), stored->end());
+  PvsResult set = PotentiallyVisibleSet::from_parts(std::move(nodes), v->cluster_count(),
+                                                    v->bytes_per_cluster(), std::move(bits));
+  if (!set.ok()) return std::string("potentially visible set: ") + to_string(set.error) + ": " + set.detail;
+  out.visibility = std::move(set.set);
+  out.visibility_origin = out.visibility.empty() ? VisibilityOrigin::kNone : VisibilityOrigin(v->origin());
+  out.visibility_cell_size = v->cell_size();
+  out.visibility_build_ms = v->build_ms();
+  return {};
+}
+
 // Bounds go to the tree (its start-cell grids are sized from them) and to the level's users: finite, and
 // either empty (a level without brushes) or inside +-kWorldExtent like every brush an importer accepts.
 // Found by fuzz/fuzz_compiled_level: tree bounds of 6e20 overflowed the grid size (float to int).
@@ -300,6 +327,8 @@ LevelLoadResult load_aligned(std::span<const std::uint8_t> bytes) {
   if (const BspLoadError e = result.level.tree.check(); e != BspLoadError::kNone) {
     return load_failure(LevelLoadError::kBadTree, std::string("BSP tree: ") + to_string(e));
   }
+  if (std::string why = copy_out_visibility(root, result.level); !why.empty())
+    return load_failure(LevelLoadError::kBadVisibility, std::move(why));
   return result;
 }
 
@@ -333,6 +362,20 @@ const char* to_string(LevelLoadError error) {
       return "bad level";
     case LevelLoadError::kBadTree:
       return "bad tree";
+    case LevelLoadError::kBadVisibility:
+      return "bad visibility";
+  }
+  return "unknown";
+}
+
+const char* to_string(VisibilityOrigin origin) {
+  switch (origin) {
+    case VisibilityOrigin::kNone:
+      return "none";
+    case VisibilityOrigin::kImported:
+      return "imported";
+    case VisibilityOrigin::kComputed:
+      return "computed";
   }
   return "unknown";
 }
@@ -366,10 +409,11 @@ std::vector<std::uint8_t> serialize_compiled_level(const CompiledLevel& compiled
   for (const Plane& p : tree.bevels())
     bevels.push_back(to_fb(p));
 
-  const std::size_t estimate = 1024 + planes.size() * sizeof(fbs::Plane) +
-                               brushes.size() * sizeof(fbs::BrushRecord) + nodes.size() * sizeof(fbs::Node) +
-                               leaves.size() * sizeof(fbs::SolidLeaf) + bevels.size() * sizeof(fbs::Plane) +
-                               compiled.navmesh.size() + level.spawns.size() * 64;
+  const std::size_t estimate =
+      1024 + planes.size() * sizeof(fbs::Plane) + brushes.size() * sizeof(fbs::BrushRecord) +
+      nodes.size() * sizeof(fbs::Node) + leaves.size() * sizeof(fbs::SolidLeaf) +
+      bevels.size() * sizeof(fbs::Plane) + compiled.navmesh.size() + level.spawns.size() * 64 +
+      compiled.visibility.nodes().size() * sizeof(fbs::PvsNode) + compiled.visibility.bits().size();
   flatbuffers::FlatBufferBuilder fbb(estimate);
   const auto name_offset = fbb.CreateString(level.name);
   const auto brushes_offset = fbb.CreateVectorOfStructs(brushes);
@@ -394,6 +438,20 @@ std::vector<std::uint8_t> serialize_compiled_level(const CompiledLevel& compiled
       fbs::CreateNavmeshStats(fbb, compiled.navmesh_polygons, compiled.navmesh_build_ms);
   const fbs::Bounds bounds = to_fb(level.bounds);
   const fbs::Bounds tree_bounds = to_fb(tree.bounds());
+  flatbuffers::Offset<fbs::Visibility> visibility_offset;
+  if (!compiled.visibility.empty()) {
+    std::vector<fbs::PvsNode> pvs_nodes;
+    pvs_nodes.reserve(compiled.visibility.nodes().size());
+    for (const PvsNode& n : compiled.visibility.nodes())
+      pvs_nodes.emplace_back(n.normal.x, n.normal.y, n.normal.z, n.distance, n.children[0], n.children[1]);
+    const auto nodes_vector = fbb.CreateVectorOfStructs(pvs_nodes);
+    const auto bits_vector =
+        fbb.CreateVector(compiled.visibility.bits().data(), compiled.visibility.bits().size());
+    visibility_offset = fbs::CreateVisibility(
+        fbb, std::uint8_t(compiled.visibility_origin), compiled.visibility.cluster_count(),
+        compiled.visibility.bytes_per_cluster(), nodes_vector, bits_vector, compiled.visibility_cell_size,
+        compiled.visibility_build_ms);
+  }
 
   fbs::CompiledLevelBuilder root(fbb);
   root.add_format_version(kCompiledLevelVersion);
@@ -414,6 +472,7 @@ std::vector<std::uint8_t> serialize_compiled_level(const CompiledLevel& compiled
   root.add_import_stats(import_offset);
   root.add_bsp_stats(bsp_offset);
   root.add_navmesh_stats(navmesh_stats_offset);
+  if (!visibility_offset.IsNull()) root.add_visibility(visibility_offset);
   fbs::FinishCompiledLevelBuffer(fbb, root.Finish());
 
   std::vector<std::uint8_t> out(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
@@ -482,6 +541,18 @@ CompiledLevelResult compile_level(Level level, const BspBuildOptions& bsp_option
     result.error = CompileError::kNavmesh;
     result.message = level.name + ": navmesh build failed: " + navmesh.error;
     return result;
+  }
+  if (!level.imported_visibility.empty()) {
+    // Quake III's set, widened where its opaque leaves are open space for the collision set
+    // (world/level/pvs_conservative.hpp).
+    if (progress) progress("widening the imported visibility");
+    const auto start = std::chrono::steady_clock::now();
+    result.level.visibility =
+        widen_through_open_opaque_space(level.imported_visibility, built.tree, level.bounds, {});
+    result.level.visibility_build_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    result.level.visibility_origin = VisibilityOrigin::kImported;
+    level.imported_visibility = {};
   }
   result.level.level = std::move(level);
   result.level.tree = std::move(built.tree);

@@ -35,13 +35,25 @@ namespace shiftcast {
 // adding fields at the end of a table does not need a bump.
 inline constexpr std::uint32_t kCompiledLevelVersion = 1;
 
+// Where a level's potentially visible set came from (stored in the compiled file).
+enum class VisibilityOrigin : std::uint8_t {
+  kNone,      // the level ships no set: distance alone decides
+  kImported,  // the source's own (a Quake III map's vis)
+  kComputed,  // computed at compile time from the collision BSP (world/level/pvs_compute.hpp)
+};
+const char* to_string(VisibilityOrigin origin);
+
 struct CompiledLevel {
-  Level level;
+  Level level;   // level.imported_visibility is empty here: compile_level moved it to `visibility`
   BspTree tree;  // brush ids are indices into level.brushes
   BspBuildStats bsp_stats;
   std::vector<std::uint8_t> navmesh;  // Detour data for NavMesh::from_data; empty when none was built
   std::int32_t navmesh_polygons = 0;
   double navmesh_build_ms = 0;
+  PotentiallyVisibleSet visibility;  // empty: none (origin kNone)
+  VisibilityOrigin visibility_origin = VisibilityOrigin::kNone;
+  float visibility_cell_size = 0;  // computed sets: the grid's cell edge
+  double visibility_build_ms = 0;  // computed sets: compile time spent on the set
 };
 
 std::vector<std::uint8_t> serialize_compiled_level(const CompiledLevel& compiled);
@@ -59,6 +71,8 @@ enum class LevelLoadError : std::uint8_t {
   kBadChecksum,    // the buffer is well formed but its bytes are not the ones that were written
   kBadLevel,       // brush plane ranges outside the plane array, or counts that disagree
   kBadTree,        // BspTree::check() failed (the message names the BspLoadError)
+  kBadVisibility,  // the potentially visible set failed PotentiallyVisibleSet::from_parts (the message
+                   // names the PvsError), or its origin is unknown
 };
 
 const char* to_string(LevelLoadError error);

@@ -16,6 +16,7 @@
 
 #include "collision/aabb.hpp"
 #include "collision/brush.hpp"
+#include "world/level/potentially_visible_set.hpp"
 
 namespace shiftcast {
 
@@ -45,6 +46,9 @@ struct Level {
   std::vector<std::uint32_t> brush_surface_flags;  // one per brush: OR of its sides' surface flags
   std::vector<SpawnPoint> spawns;
   Aabb bounds;  // of all brushes
+  // The source's own potentially visible set (a Quake III map's vis), empty when it has none;
+  // compile_level moves it to CompiledLevel::visibility.
+  PotentiallyVisibleSet imported_visibility;
 
   // Import statistics, for the tool and the logs.
   std::int32_t source_brushes = 0;    // brushes in the source, of every content

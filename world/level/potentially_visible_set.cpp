@@ -152,8 +152,12 @@ bool PotentiallyVisibleSet::sees_box(std::int32_t from, const Aabb& box) const {
   return !touched_cluster;
 }
 
-bool PotentiallyVisibleSet::sees_segment(std::int32_t from, const Vec3& a, const Vec3& b) const {
-  if (empty() || from < 0 || from >= cluster_count_ || !finite(a) || !finite(b)) return true;
+namespace {
+
+// Visits the leaf child code of every leaf the segment a-b passes through (a leaf may come more than
+// once), until visit returns true. Returns whether it did.
+template <class Visit>
+bool walk_segment(std::span<const PvsNode> nodes, const Vec3& a, const Vec3& b, Visit&& visit) {
   struct Piece {
     std::int32_t node;
     Vec3 a, b;
@@ -161,11 +165,10 @@ bool PotentiallyVisibleSet::sees_segment(std::int32_t from, const Vec3& a, const
   std::array<Piece, kMaxPvsDepth + 1> pending;
   std::size_t count = 0;
   pending[count++] = {0, a, b};
-  bool touched_cluster = false;
   while (count > 0) {
     Piece piece = pending[--count];
     while (piece.node >= 0) {
-      const PvsNode& n = nodes_[std::size_t(piece.node)];
+      const PvsNode& n = nodes[std::size_t(piece.node)];
       const float da = plane_distance(n, piece.a);
       const float db = plane_distance(n, piece.b);
       if (da >= 0 && db >= 0) {
@@ -174,22 +177,41 @@ bool PotentiallyVisibleSet::sees_segment(std::int32_t from, const Vec3& a, const
         piece.node = n.children[1];
       } else {
         // Crosses: each side gets its part, both ending at the crossing point. The crossing point is
-        // rounded; it only moves the split along the segment by a rounding error, and both parts keep it.
+        // rounded; that moves the split along the segment by a rounding error, and both parts keep it.
+        // The far part waits on the stack, so leaves come in order from a to b.
         const float t = da / (da - db);
         const Vec3 cross = piece.a + (piece.b - piece.a) * t;
-        const bool a_front = da >= 0;
-        const Vec3 front_end = a_front ? piece.a : piece.b;
-        const Vec3 back_end = a_front ? piece.b : piece.a;
-        pending[count++] = {n.children[1], cross, back_end};
-        piece = {n.children[0], front_end, cross};
+        const int near_side = da >= 0 ? 0 : 1;
+        pending[count++] = {n.children[1 - near_side], cross, piece.b};
+        piece = {n.children[near_side], piece.a, cross};
       }
     }
-    const std::int32_t cluster = leaf_cluster(piece.node);
-    if (cluster == kNoCluster) continue;
-    touched_cluster = true;
-    if (cluster_sees(from, cluster)) return true;
+    if (visit(piece.node)) return true;
   }
-  return !touched_cluster;
+  return false;
+}
+
+}  // namespace
+
+bool PotentiallyVisibleSet::sees_segment(std::int32_t from, const Vec3& a, const Vec3& b) const {
+  if (empty() || from < 0 || from >= cluster_count_ || !finite(a) || !finite(b)) return true;
+  bool touched_cluster = false;
+  const bool seen = walk_segment(nodes_, a, b, [&](std::int32_t leaf) {
+    const std::int32_t cluster = leaf_cluster(leaf);
+    if (cluster == kNoCluster) return false;
+    touched_cluster = true;
+    return cluster_sees(from, cluster);
+  });
+  return seen || !touched_cluster;
+}
+
+void PotentiallyVisibleSet::clusters_on_segment(const Vec3& a, const Vec3& b,
+                                                std::vector<std::int32_t>& out) const {
+  if (empty() || !finite(a) || !finite(b)) return;
+  walk_segment(nodes_, a, b, [&](std::int32_t leaf) {
+    if (out.empty() || out.back() != leaf_cluster(leaf)) out.push_back(leaf_cluster(leaf));
+    return false;
+  });
 }
 
 const char* to_string(PvsError error) {

@@ -80,6 +80,9 @@ class PotentiallyVisibleSet {
   bool sees_box(std::int32_t from, const Aabb& box) const;
   // Any cluster the segment a-b passes through is visible from `from` (a projectile's path this tick).
   bool sees_segment(std::int32_t from, const Vec3& a, const Vec3& b) const;
+  // Appends the clusters the segment passes through, in order from a to b, kNoCluster for solid or
+  // outside stretches (a run in one cluster is appended once). Nothing for no set or non-finite ends.
+  void clusters_on_segment(const Vec3& a, const Vec3& b, std::vector<std::int32_t>& out) const;
 
  private:
   std::vector<PvsNode> nodes_;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -28,11 +29,14 @@ enum Lump : int {
   kEntities = 0,
   kShaders = 1,
   kPlanes = 2,
+  kNodes = 3,
+  kLeafs = 4,
   kModels = 7,
   kBrushes = 8,
   kBrushSides = 9,
   kDrawVerts = 10,
   kSurfaces = 13,
+  kVisibility = 16,
 };
 
 // Record sizes of the lumps read here.
@@ -45,6 +49,9 @@ constexpr std::size_t kBrushSideSize = 8;    // int planeNum, shaderNum
 constexpr std::size_t kDrawVertSize = 44;    // float xyz[3], st[2], lightmap[2], normal[3]; byte color[4]
 constexpr std::size_t kSurfaceSize = 104;    // see read_surface
 constexpr std::size_t kDrawVertNormal = 28;  // offset of normal[3] in a draw vertex
+constexpr std::size_t kNodeSize = 36;        // int planeNum; int children[2]; int mins[3], maxs[3]
+constexpr std::size_t kLeafSize = 48;        // int cluster, area; int mins[3], maxs[3]; 4 ints of lists
+constexpr std::size_t kVisHeaderSize = 8;    // int numClusters; int bytesPerCluster; then the rows
 
 constexpr std::int32_t kSurfacePatch = 2;  // MST_PATCH
 
@@ -134,6 +141,7 @@ class Importer {
   bool read_patches();
   bool read_patch(std::size_t surface_offset, const Shader& shader, std::int32_t shader_num);
   bool read_entities();
+  bool read_visibility();
   bool add_spawn(const std::vector<std::pair<std::string, std::string>>& keys, std::size_t offset);
 
   Reader in_;
@@ -144,7 +152,7 @@ class Importer {
 
   std::array<LumpRange, kLumpCount> lumps_{};
   std::vector<Shader> shaders_;
-  LumpRange planes_, brushes_, sides_, verts_, surfaces_, models_;
+  LumpRange planes_, brushes_, sides_, verts_, surfaces_, models_, nodes_, leafs_;
   std::int64_t world_first_brush_ = 0, world_brush_count_ = 0;
   std::int64_t world_first_surface_ = 0, world_surface_count_ = 0;
   std::int64_t patch_triangles_made_ = 0;
@@ -569,6 +577,66 @@ bool Importer::read_entities() {
   }
 }
 
+// ---- The potentially visible set ----
+
+// q3map's rendering tree (nodes, leafs, planes) becomes the set's cluster tree node for node: a leaf child
+// -(leaf + 1) becomes the leaf's cluster, and the visibility lump's rows are taken as they are. A map
+// without visibility (an empty lump, no clusters, no nodes: q3map -novis, or a vis stage never run) gets
+// no set; anything present but inconsistent is an error, since a wrong set would cull what players see.
+bool Importer::read_visibility() {
+  const LumpRange& vis = lumps_[kVisibility];
+  if (vis.count == 0 || nodes_.count == 0) return true;
+  const std::size_t header = 8 + 8 * std::size_t(kVisibility);
+  if (vis.count < kVisHeaderSize)
+    return fail(header + 4, "visibility lump of " + str(vis.count) + " bytes has no header");
+  const std::int32_t clusters = in_.i32(vis.offset);
+  const std::int32_t bytes_per_cluster = in_.i32(vis.offset + 4);
+  if (clusters < 0 || bytes_per_cluster < 0 ||
+      std::uint64_t(clusters) * std::uint64_t(bytes_per_cluster) > vis.count - kVisHeaderSize) {
+    return fail(vis.offset, "visibility: " + str(clusters) + " clusters of " + str(bytes_per_cluster) +
+                                " bytes do not fit the " + str(vis.count) + "-byte lump");
+  }
+  if (clusters == 0) return true;
+  if (nodes_.count > std::size_t(std::numeric_limits<std::int32_t>::max()))
+    return fail(lumps_[kNodes].offset, "too many nodes");
+
+  std::vector<PvsNode> nodes(nodes_.count);
+  for (std::size_t i = 0; i < nodes_.count; ++i) {
+    const std::size_t at = nodes_.at(i);
+    const std::int32_t plane = in_.i32(at);
+    if (plane < 0 || std::size_t(plane) >= planes_.count)
+      return fail(at, "node " + str(std::int64_t(i)) + " plane " + str(plane) + " outside the " +
+                          str(planes_.count) + " planes");
+    nodes[i].normal = in_.vec3(planes_.at(std::size_t(plane)));
+    nodes[i].distance = in_.f32(planes_.at(std::size_t(plane)) + 12);
+    for (int side = 0; side < 2; ++side) {
+      const std::int64_t child = in_.i32(at + 4 + 4 * std::size_t(side));
+      if (child >= 0) {
+        // Index range and the tree's shape are from_parts' checks.
+        nodes[i].children[side] = std::int32_t(child);
+        continue;
+      }
+      const std::int64_t leaf = -(child + 1);
+      if (std::uint64_t(leaf) >= leafs_.count)
+        return fail(at + 4 + 4 * std::size_t(side), "node " + str(std::int64_t(i)) + " leaf " + str(leaf) +
+                                                        " outside the " + str(leafs_.count) + " leafs");
+      const std::int32_t cluster = in_.i32(leafs_.at(std::size_t(leaf)));
+      if (cluster < -1 || cluster >= clusters)
+        return fail(leafs_.at(std::size_t(leaf)), "leaf " + str(leaf) + " cluster " + str(cluster) +
+                                                      " outside the " + str(clusters) + " clusters");
+      nodes[i].children[side] = cluster < 0 ? -1 : -cluster - 2;
+    }
+  }
+  const std::span<const std::uint8_t> rows =
+      in_.bytes(vis.offset + kVisHeaderSize, std::size_t(clusters) * std::size_t(bytes_per_cluster));
+  PvsResult set = PotentiallyVisibleSet::from_parts(std::move(nodes), clusters, bytes_per_cluster,
+                                                    std::vector<std::uint8_t>(rows.begin(), rows.end()));
+  if (!set.ok())
+    return fail(vis.offset, std::string("visibility refused: ") + to_string(set.error) + ": " + set.detail);
+  level_.imported_visibility = std::move(set.set);
+  return true;
+}
+
 LevelResult Importer::run() {
   const auto finish = [&]() {
     if (failure_) return level_failure(name_, failure_->offset, false, failure_->what);
@@ -589,8 +657,10 @@ LevelResult Importer::run() {
       read_lump(kBrushes, kBrushSize, "brushes", brushes_) &&
       read_lump(kBrushSides, kBrushSideSize, "brush sides", sides_) &&
       read_lump(kDrawVerts, kDrawVertSize, "draw vertices", verts_) &&
-      read_lump(kSurfaces, kSurfaceSize, "surfaces", surfaces_) && read_world_model() && read_brushes() &&
-      (!options_.import_patches || read_patches()) && read_entities()) {
+      read_lump(kSurfaces, kSurfaceSize, "surfaces", surfaces_) &&
+      read_lump(kNodes, kNodeSize, "nodes", nodes_) && read_lump(kLeafs, kLeafSize, "leafs", leafs_) &&
+      read_world_model() && read_brushes() && (!options_.import_patches || read_patches()) &&
+      read_entities() && (!options_.import_visibility || read_visibility())) {
     compute_level_bounds(level_);
   }
   return finish();

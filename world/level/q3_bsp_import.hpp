@@ -9,7 +9,8 @@
 // or CONTENTS_PLAYERCLIP), with every brush side's plane (q3map's bevel sides included: they support the
 // brush, so they change nothing but add planes); curved patches of player-solid shaders, tessellated and
 // turned into thin brushes, one per triangle; and the spawn points of the entity lump. Brush models
-// (doors, platforms) are entities and are not part of the static level.
+// (doors, platforms) are entities and are not part of the static level. The potentially visible set
+// (q3map's clusters and their rows, cut by its rendering tree) goes to level.imported_visibility.
 //
 // Every world-model brush is accounted for exactly once:
 //   level.source_brushes == (level.brushes.size() − level.patch_brushes)   kept
@@ -44,6 +45,9 @@ struct Q3ImportOptions {
   float patch_thickness = 4.0f;
   // Import curved patches at all (off: the brush-only collision of early engines).
   bool import_patches = true;
+  // Import the map's potentially visible set (the visibility lump with the rendering tree's nodes,
+  // leafs and planes) into level.imported_visibility; a map without one gets none.
+  bool import_visibility = true;
 };
 
 // Counts beyond the ones Level keeps, for tools, logs and the accounting above.

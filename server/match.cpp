@@ -55,7 +55,7 @@ Match::Match(const MatchSettings& settings, asio::io_context& worker, UdpEndpoin
       endpoint_(endpoint),
       services_(services),
       timer_(worker),
-      interest_(settings.interest, no_visibility_) {
+      interest_(settings.interest, settings.level->compiled.visibility) {
   period_ =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / settings.tick_rate));
   snapshot_every_ = std::max(1, int(std::lround(double(settings.tick_rate) / settings.snapshot_rate)));

@@ -171,7 +171,6 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   DatagramBatch outbox_;  // the tick's frames and acknowledgements, sent together at the end of the tick
   std::vector<ContactRecord> records_;
   // Interest management (server/interest_filter.hpp): scratch reused every snapshot and every tick.
-  PotentiallyVisibleSet no_visibility_;  // until CompiledLevel::visibility lands (s15-pvs)
   InterestFilter interest_;
   std::vector<std::uint32_t> kept_;            // one client's entity indices
   std::vector<InterestViewer> viewers_;        // every client, in clients_ order

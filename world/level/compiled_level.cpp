@@ -12,6 +12,7 @@
 
 #include "world/level/level_generated.h"
 #include "world/level/map_import.hpp"
+#include "world/level/pvs_compute.hpp"
 #include "world/level/pvs_conservative.hpp"
 #include "world/level/q3_bsp_import.hpp"
 
@@ -525,7 +526,8 @@ LevelLoadResult load_compiled_level_file(const std::string& path) {
 }
 
 CompiledLevelResult compile_level(Level level, const BspBuildOptions& bsp_options,
-                                  const NavmeshSettings& navmesh_settings, const CompileProgress& progress) {
+                                  const NavmeshSettings& navmesh_settings, const CompileProgress& progress,
+                                  const PvsComputeSettings& visibility) {
   CompiledLevelResult result;
   if (progress) progress("building BSP");
   BspBuildResult built = build_bsp(level.brushes, bsp_options);
@@ -553,6 +555,15 @@ CompiledLevelResult compile_level(Level level, const BspBuildOptions& bsp_option
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     result.level.visibility_origin = VisibilityOrigin::kImported;
     level.imported_visibility = {};
+  } else if (visibility.enabled) {
+    if (progress) progress("computing visibility");
+    PvsComputeResult computed = compute_grid_pvs(built.tree, level.bounds, visibility);
+    if (!computed.set.empty()) {
+      result.level.visibility = std::move(computed.set);
+      result.level.visibility_origin = VisibilityOrigin::kComputed;
+      result.level.visibility_cell_size = computed.cell_size;
+      result.level.visibility_build_ms = computed.build_ms;
+    }
   }
   result.level.level = std::move(level);
   result.level.tree = std::move(built.tree);

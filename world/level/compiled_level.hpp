@@ -28,6 +28,7 @@
 #include "world/level/level.hpp"
 #include "world/level/navmesh.hpp"
 #include "world/level/obj_import.hpp"
+#include "world/level/pvs_compute.hpp"
 
 namespace shiftcast {
 
@@ -111,10 +112,13 @@ struct CompiledLevelResult {
 // lines in tools; may be empty.
 using CompileProgress = std::function<void(std::string_view step)>;
 
-// Builds the collision BSP and the navmesh of an imported level.
+// Builds the collision BSP and the navmesh of an imported level, and its potentially visible set: the
+// source's own (level.imported_visibility, widened where it is not conservative: pvs_conservative.hpp),
+// else one computed on a grid (pvs_compute.hpp) unless `visibility.enabled` is off.
 CompiledLevelResult compile_level(Level level, const BspBuildOptions& bsp_options,
                                   const NavmeshSettings& navmesh_settings,
-                                  const CompileProgress& progress = {});
+                                  const CompileProgress& progress = {},
+                                  const PvsComputeSettings& visibility = {});
 
 // Imports a level source by its extension (case-insensitive): .bsp (Quake III IBSP 46), .map (Quake /
 // Quake III / Valve 220 text), .obj (triangle mesh; `obj_options` gives its up axis, scale and the

@@ -9,14 +9,10 @@
 #include <vector>
 
 #include "collision/shape.hpp"
+#include "world/level/pvs_random_internal.hpp"
 
 namespace shiftcast {
 namespace {
-
-// Uniform in [0, 1) from the top 24 bits of one output: the same numbers with every standard library.
-float unit(std::mt19937& rng) {
-  return float(rng() >> 8) * 0x1p-24f;
-}
 
 bool sees(std::span<const std::uint8_t> bits, std::int32_t bytes, std::int32_t from, std::int32_t to) {
   return (bits[std::size_t(from) * std::size_t(bytes) + std::size_t(to >> 3)] >> (to & 7)) & 1;
@@ -38,20 +34,14 @@ PotentiallyVisibleSet widen_through_open_opaque_space(const PotentiallyVisibleSe
   std::set<std::vector<std::int32_t>> borders;
   std::vector<std::uint8_t> leaky(std::size_t(clusters), 0);
   std::vector<std::int32_t> crossed, reached;
-  const Vec3 size = bounds.size();
   for (std::int32_t attempt = 0;
        attempt < options.max_attempts && out.open_opaque_points < options.probe_points; ++attempt) {
-    const Vec3 p{bounds.min.x + size.x * unit(rng), bounds.min.y + size.y * unit(rng),
-                 bounds.min.z + size.z * unit(rng)};
+    const Vec3 p = pvs_random::point_in(rng, bounds);
     if (set.cluster_at(p) != kNoCluster || tree.point_brush(p) != kNoBrush) continue;
     ++out.open_opaque_points;
     reached.clear();
     for (std::int32_t r = 0; r < options.rays_per_point; ++r) {
-      // A direction uniform on the sphere (z uniform, angle uniform).
-      const float z = 2 * unit(rng) - 1;
-      const float angle = 6.2831853f * unit(rng);
-      const float ring = std::sqrt(std::max(0.0f, 1 - z * z));
-      const Vec3 end = p + Vec3{ring * std::cos(angle), ring * std::sin(angle), z} * options.ray_length;
+      const Vec3 end = p + pvs_random::direction(rng) * options.ray_length;
       const TraceResult hit = tree.trace(Shape::point(), p, end);
       if (hit.status != QueryStatus::kOk) continue;
       crossed.clear();

@@ -397,7 +397,8 @@ TEST(CompileLevel, BuildsTreeAndNavmeshAndReportsProgress) {
   const CompiledLevelResult r =
       compile_level(level, {}, {}, [&](std::string_view step) { steps.emplace_back(step); });
   ASSERT_TRUE(r.ok()) << r.message;
-  EXPECT_EQ(steps, (std::vector<std::string>{"building BSP", "building navmesh"}));
+  EXPECT_EQ(steps, (std::vector<std::string>{"building BSP", "building navmesh", "computing visibility"}));
+  EXPECT_EQ(r.level.visibility_origin, VisibilityOrigin::kComputed);
   EXPECT_EQ(r.level.tree.brush_count(), std::int32_t(level.brushes.size()));
   EXPECT_EQ(r.level.bsp_stats.brushes, std::int32_t(level.brushes.size()));
   EXPECT_FALSE(r.level.navmesh.empty());

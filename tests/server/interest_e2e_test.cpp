@@ -1,11 +1,11 @@
 // End to end, over loopback against the real shiftcast-server: interest management on a level whose
 // potentially visible set is computed at compile time. configs/levels/divided_room.map is a room split by
-// a wall with a gap at its north end; its two spawns are at the south end, one each side, 1,120 units
-// apart (beyond the interest radius). The player on the east side is absent from the west player's
-// snapshots; once it has walked north and through the gap to the west side, it is present.
+// a wall with a gap at its north end; its two spawns are in the south, one each side, 1,750 units apart
+// (beyond the interest radius). The player on the east side is absent from the west player's snapshots;
+// once it has walked to the gap, in the west player's plain view, it is present.
 #include <gtest/gtest.h>
 
-#include <numbers>
+#include <cmath>
 
 #include "protocol/snapshot_delta.hpp"
 #include "tests/support/server_fixture.hpp"
@@ -15,9 +15,10 @@ namespace {
 
 constexpr double kViewTickUnknown = 0;
 constexpr std::uint32_t kDividedMatch = 2;  // the config's second [[initial_match]]
-// Quake speed: 320 u/s at 64 ticks/s, 5 units per command.
-constexpr int kCommandsNorth = 90;  // y -300 to 150: north of the divider's end (y 64) by more than a radius
-constexpr int kCommandsWest = 120;  // x 560 to -40: through the gap onto the west side
+// From the east spawn (600, -400) straight to the gap (0, 400): 1,000 units at Quake's 320 u/s and 64
+// ticks/s, 5 units per command; the line passes the divider's end (y 256) at y 378.
+constexpr int kCommandsToTheGap = 200;
+const float kYawToTheGap = std::atan2(800.0f, -600.0f);
 
 bool holds(const SnapshotState& world, std::uint32_t id) {
   for (const wire::EntityState& e : world)
@@ -34,9 +35,7 @@ std::string divided_room_config() {
 
 class InterestEndToEnd : public ServerTest {};
 
-// DISABLED_ until CompiledLevel::visibility (s15-pvs, the computed set) is merged: without a set every
-// player is sent everything and the first expectation fails.
-TEST_F(InterestEndToEnd, DISABLED_APlayerBehindAWallIsAbsentUntilItComesIntoView) {
+TEST_F(InterestEndToEnd, APlayerBehindAWallIsAbsentUntilItComesIntoView) {
   start(divided_room_config());
   UdpTestClient west(server_.ports().udp, token(1, kDividedMatch));
   ASSERT_TRUE(west.connect());
@@ -62,20 +61,16 @@ TEST_F(InterestEndToEnd, DISABLED_APlayerBehindAWallIsAbsentUntilItComesIntoView
     return tick > joined + 40 && snapshots >= 20;
   }));
 
-  // The east player walks north past the divider's end, then west through the gap.
-  const auto walk = [&](int commands, float yaw) {
-    for (int i = 0; i < commands; ++i) {
-      PlayerInput input;
-      input.forward = 1;
-      input.yaw = yaw;
-      east.send_command(input, kViewTickUnknown);
-      const std::uint64_t sent = east.session().last_command_sequence();
-      ASSERT_TRUE(east.pump_until([&] { return east.session().input_ack() >= sent; }));
-      if (i % 8 == 0) west.pump_for(std::chrono::milliseconds(0));  // keep the west client answering
-    }
-  };
-  walk(kCommandsNorth, std::numbers::pi_v<float> / 2);
-  walk(kCommandsWest, std::numbers::pi_v<float>);
+  // The east player walks to the gap.
+  for (int i = 0; i < kCommandsToTheGap; ++i) {
+    PlayerInput input;
+    input.forward = 1;
+    input.yaw = kYawToTheGap;
+    east.send_command(input, kViewTickUnknown);
+    const std::uint64_t sent = east.session().last_command_sequence();
+    ASSERT_TRUE(east.pump_until([&] { return east.session().input_ack() >= sent; }));
+    if (i % 8 == 0) west.pump_for(std::chrono::milliseconds(0));  // keep the west client answering
+  }
   ASSERT_TRUE(west.pump_until([&] { return holds(west.session().world_state(), hidden); }));
 
   west.disconnect();

@@ -414,7 +414,8 @@ wire::ErrorCode Match::on_connect(const AcceptedChallenge& accepted, const udp::
                           accepted.server_to_client,
                           to_address(from),
                           entity};
-  Client client{std::make_unique<ClientConnection>(params, settings_.connection, t), from, entity};
+  Client client{
+      std::make_unique<ClientConnection>(params, settings_.connection, t), from, entity, {}, nullptr};
   // Admitted before the first keep-alive leaves: the client's first packet may answer it at once, on
   // another worker's thread, which asks the address book.
   addresses_.set(accepted.client_id, from);

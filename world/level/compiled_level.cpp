@@ -369,6 +369,23 @@ const char* to_string(LevelLoadError error) {
   return "unknown";
 }
 
+std::string describe_visibility(const CompiledLevel& compiled) {
+  const PotentiallyVisibleSet& set = compiled.visibility;
+  if (set.empty()) return "none (distance alone decides)";
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "%s: %d clusters, %d bytes a row, %zu nodes; %.1f%% of cluster pairs visible",
+                to_string(compiled.visibility_origin), set.cluster_count(), set.bytes_per_cluster(),
+                set.nodes().size(), 100.0 * set.visible_pair_share());
+  std::string out = line;
+  if (compiled.visibility_origin == VisibilityOrigin::kComputed) {
+    std::snprintf(line, sizeof line, "; %.0f-unit cells", double(compiled.visibility_cell_size));
+    out += line;
+  }
+  std::snprintf(line, sizeof line, "; %.1f ms at compile time", compiled.visibility_build_ms);
+  return out + line;
+}
+
 const char* to_string(VisibilityOrigin origin) {
   switch (origin) {
     case VisibilityOrigin::kNone:

@@ -2,7 +2,7 @@
 // FlatBuffer (world/level/level.fbs, identifier "SCLV") that servers load in milliseconds.
 //
 //   LevelResult imported = import_level_file("configs/levels/arena.map");          // .map, .bsp or .obj
-//   CompiledLevelResult compiled = compile_level(std::move(imported.level), {}, {});  // BSP + navmesh
+//   CompiledLevelResult compiled = compile_level(std::move(imported.level), {}, {});  // BSP, navmesh, PVS
 //   std::vector<std::uint8_t> bytes = serialize_compiled_level(compiled.level);     // write to arena.level
 //
 //   LevelLoadResult loaded = load_compiled_level_file("arena.level");
@@ -10,10 +10,10 @@
 //   const BspTree& tree = loaded.level.tree;            // checked: safe to query, share read-only
 //
 // Loading treats the bytes as untrusted: identifier, format version, the FlatBuffers verifier, a checksum
-// over the whole buffer, the brush ranges and BspTree::check() all run before anything is returned, so
-// corrupt or hostile files are rejected with a reason and never crash or yield a tree a query could
-// walk out of. The navmesh bytes are covered by the checksum; Detour's own checks run when they are
-// handed to NavMesh::from_data.
+// over the whole buffer, the brush ranges, BspTree::check() and PotentiallyVisibleSet::from_parts all run
+// before anything is returned, so corrupt or hostile files are rejected with a reason and never crash or
+// yield a tree a query could walk out of. The navmesh bytes are covered by the checksum; Detour's own checks
+// run when they are handed to NavMesh::from_data.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +43,10 @@ enum class VisibilityOrigin : std::uint8_t {
   kComputed,  // computed at compile time from the collision BSP (world/level/pvs_compute.hpp)
 };
 const char* to_string(VisibilityOrigin origin);
+struct CompiledLevel;
+// One line for tools and logs: "computed: 243 clusters, 31 bytes a row, 248 nodes; 100.0% of cluster pairs
+// visible; 256-unit cells; 12.3 ms at compile time", or "none (distance alone decides)".
+std::string describe_visibility(const CompiledLevel& compiled);
 
 struct CompiledLevel {
   Level level;   // level.imported_visibility is empty here: compile_level moved it to `visibility`

@@ -63,7 +63,8 @@ PvsResult PotentiallyVisibleSet::from_parts(std::vector<PvsNode> nodes, std::int
       return refuse(PvsError::kBadPlane, "node " + std::to_string(i));
     for (std::int32_t child : n.children) {
       const bool bad_node = child >= 0 && child >= node_count;
-      const bool bad_cluster = child < -1 && leaf_cluster(child) >= cluster_count;
+      const bool bad_cluster =
+          child < -1 && -std::int64_t(child) - 2 >= cluster_count;  // no overflow at INT_MIN
       if (bad_node || bad_cluster)
         return refuse(PvsError::kBadChild, "node " + std::to_string(i) + " child " + std::to_string(child));
     }
@@ -105,6 +106,15 @@ std::int32_t PotentiallyVisibleSet::cluster_at(const Vec3& p) const {
     node = n.children[plane_distance(n, p) >= 0 ? 0 : 1];
   }
   return leaf_cluster(node);
+}
+
+double PotentiallyVisibleSet::visible_pair_share() const {
+  if (empty()) return 1;
+  std::int64_t visible = 0;
+  for (std::int32_t from = 0; from < cluster_count_; ++from)
+    for (std::int32_t to = 0; to < cluster_count_; ++to)
+      visible += cluster_sees(from, to);
+  return double(visible) / (double(cluster_count_) * double(cluster_count_));
 }
 
 bool PotentiallyVisibleSet::cluster_sees(std::int32_t from, std::int32_t to) const {

@@ -13,6 +13,11 @@
 // cluster, kNoCluster) it answers "visible", so a caller never culls on missing information; distance
 // and the caller's own radius decide then. Immutable after construction: share it read-only between
 // threads.
+//
+// How far the contract is held (docs/levels.md, "Potentially visible set"): Quake III's own set is not
+// conservative against the collision brushes (q3map's opaque leaves include open space), so compile_level
+// widens it (pvs_conservative.hpp); computed sets (pvs_compute.hpp) come from sampled rays. Both are
+// measured by exact-ray sampling (0 connected pairs culled on every level tested), not proven.
 #pragma once
 
 #include <cstdint>
@@ -70,6 +75,8 @@ class PotentiallyVisibleSet {
   std::int32_t bytes_per_cluster() const { return bytes_per_cluster_; }
   std::span<const PvsNode> nodes() const { return nodes_; }
   std::span<const std::uint8_t> bits() const { return bits_; }
+  // The share of ordered cluster pairs (from, to) whose bit is set, in [0, 1]; 1 for no set.
+  double visible_pair_share() const;
 
   // The cluster holding p, or kNoCluster (solid, outside, or no set).
   std::int32_t cluster_at(const Vec3& p) const;

@@ -238,6 +238,12 @@ std::uint64_t level_fingerprint(const CompiledLevel& level) {
   copy.bsp_stats.build_ms = 0;
   copy.navmesh_build_ms = 0;
   copy.level.name.clear();  // the path it was loaded from: the same level from another directory
+  // The potentially visible set decides what clients are sent, never what the simulation does (and its
+  // compile time is a measurement): recordings made before levels carried one still replay.
+  copy.visibility = {};
+  copy.visibility_origin = VisibilityOrigin::kNone;
+  copy.visibility_cell_size = 0;
+  copy.visibility_build_ms = 0;
   return fnv1a64(serialize_compiled_level(copy));
 }
 

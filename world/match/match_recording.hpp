@@ -39,7 +39,8 @@ inline constexpr std::uint32_t kMaxRecordBytes = 16u << 20;
 // FNV-1a 64 over bytes.
 std::uint64_t fnv1a64(std::span<const std::uint8_t> bytes);
 // The level's fingerprint in the header: fnv1a64 of its compiled bytes with the build timings zeroed and
-// the source path cleared (measurements and a location, different on every import of the same source).
+// the source path cleared (measurements and a location, different on every import of the same source),
+// and without the potentially visible set (it never changes what the simulation does).
 std::uint64_t level_fingerprint(const CompiledLevel& level);
 
 struct RecordingHeader {

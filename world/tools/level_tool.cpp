@@ -1,7 +1,8 @@
 // shiftcast-level: turns level sources into compiled levels and asks compiled levels questions.
 //
-//   shiftcast-level import SRC -o OUT.level [--up y|z] [--scale S] [--thickness T]
-//       SRC is .map, .bsp (Quake III) or .obj (--up, --scale and --thickness apply to .obj only).
+//   shiftcast-level import SRC -o OUT.level [--up y|z] [--scale S] [--thickness T] [--pvs-cell S] [--no-pvs]
+//       SRC is .map, .bsp (Quake III) or .obj (--up, --scale and --thickness apply to .obj only). Levels
+//       without their own visibility get a computed one (grid cells of S units, default 256) unless --no-pvs.
 //       Imports, builds the BSP and the navmesh, writes OUT.level; progress on stderr, statistics on stdout.
 //   shiftcast-level info LEVEL
 //       Format version, source, counts, bounds, build statistics and navmesh size of a compiled level.
@@ -45,7 +46,8 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kUsage =
     "usage:\n"
-    "  shiftcast-level import SRC -o OUT.level [--up y|z] [--scale S] [--thickness T]\n"
+    "  shiftcast-level import SRC -o OUT.level [--up y|z] [--scale S] [--thickness T] [--pvs-cell S] "
+    "[--no-pvs]\n"
     "  shiftcast-level info LEVEL\n"
     "  shiftcast-level query LEVEL QUERIES.csv -o RESULTS.csv\n"
     "  shiftcast-level bench LEVEL QUERIES.csv [--seconds S]\n"
@@ -129,6 +131,7 @@ int run_import(int argc, char** argv) {
   std::string source;
   std::string output;
   ObjImportOptions obj;
+  PvsComputeSettings pvs;
   for (int i = 2; i < argc; ++i) {
     const std::string_view arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -143,6 +146,11 @@ int run_import(int argc, char** argv) {
     } else if (arg == "--thickness" && has_value) {
       if (!parse_positive(argv[++i], obj.thickness))
         return usage_error("--thickness must be a positive number");
+    } else if (arg == "--pvs-cell" && has_value) {
+      if (!parse_positive(argv[++i], pvs.cell_size))
+        return usage_error("--pvs-cell must be a positive number");
+    } else if (arg == "--no-pvs") {
+      pvs.enabled = false;
     } else if (!arg.starts_with("-") && source.empty()) {
       source = arg;
     } else {
@@ -159,7 +167,7 @@ int run_import(int argc, char** argv) {
     return kExitBadInput;
   }
   const double import_ms = ms_since(start);
-  CompiledLevelResult compiled = compile_level(std::move(imported.level), {}, {}, progress);
+  CompiledLevelResult compiled = compile_level(std::move(imported.level), {}, {}, progress, pvs);
   if (!compiled.ok()) {
     std::fprintf(stderr, "shiftcast-level: %s\n", compiled.message.c_str());
     return kExitBadInput;
@@ -184,6 +192,7 @@ int run_import(int argc, char** argv) {
   std::printf("bsp       %s\n", format_stats(c.bsp_stats).c_str());
   std::printf("navmesh   %d polygons, %zu bytes, built in %.1f ms\n", c.navmesh_polygons, c.navmesh.size(),
               c.navmesh_build_ms);
+  std::printf("visibility %s\n", describe_visibility(c).c_str());
   std::printf("file      %s, %zu bytes\n", output.c_str(), bytes.size());
   std::printf("total     %.1f ms\n", total_ms);
   return kExitOk;
@@ -229,6 +238,7 @@ int run_info(int argc, char** argv) {
   std::printf("bsp       %s\n", format_stats(c.bsp_stats).c_str());
   std::printf("navmesh   %zu bytes, %d polygons, built in %.1f ms\n", c.navmesh.size(), c.navmesh_polygons,
               c.navmesh_build_ms);
+  std::printf("visibility %s\n", describe_visibility(c).c_str());
   std::printf("file      %s, %llu bytes, loaded in %.2f ms\n", path.c_str(),
               ec ? 0ull : static_cast<unsigned long long>(file_size), load_ms);
   return kExitOk;

@@ -125,6 +125,8 @@ const ProfileKey kProfileKeys[] = {
     {"budgets", "snapshot_rate_min_fraction", &assign_in<&O::budgets, &B::snapshot_rate_min_fraction>},
     {"budgets", "server_tick_p99_ms", &assign_in<&O::budgets, &B::server_tick_p99_ms>},
     {"budgets", "event_order_violations", &assign_in<&O::budgets, &B::event_order_violations>},
+    {"budgets", "down_kbit_per_client", &assign_in<&O::budgets, &B::down_kbit_per_client>},
+    {"budgets", "up_kbit_per_client", &assign_in<&O::budgets, &B::up_kbit_per_client>},
     {"behaviour", "jump_per_second", &assign_in<&O::behaviour, &H::jump_per_second>},
     {"behaviour", "strafe_per_second", &assign_in<&O::behaviour, &H::strafe_per_second>},
     {"behaviour", "fire_per_second", &assign_in<&O::behaviour, &H::fire_per_second>},

@@ -41,6 +41,9 @@ struct SimBudgets {
   double snapshot_rate_min_fraction = 0.9;   // achieved snapshots per second / configured, per client mean
   double server_tick_p99_ms = 0;             // 0: the tick period
   std::uint64_t event_order_violations = 0;  // reliable events delivered out of order or twice
+  // Bandwidth per client, mean over the connected clients, IP/UDP headers included (issue 15); 0: none.
+  double down_kbit_per_client = 0;
+  double up_kbit_per_client = 0;
 };
 
 // How bots play (world/match/bot_driver.hpp BotConfig gets the rates) and how often they shoot over the RPC.

@@ -302,6 +302,16 @@ SimReport make_report(const SimOptions& options, const SimRunResult& run, const 
              : fmt::format("snapshot_rate_achieved {}/s < {} x {}/s", short_number(r.snapshot_rate_achieved),
                            b.snapshot_rate_min_fraction, short_number(r.snapshot_rate_expected)));
   }
+  r.bandwidth_up_budget_kbps = b.up_kbit_per_client;
+  r.bandwidth_down_budget_kbps = b.down_kbit_per_client;
+  // Egress is what hosting costs (issue 15): the mean per connected client, headers included.
+  if (b.down_kbit_per_client > 0 && r.bandwidth_down_kbps > b.down_kbit_per_client) {
+    miss(fmt::format("down_kbit_per_client {} > {}", short_number(r.bandwidth_down_kbps),
+                     b.down_kbit_per_client));
+  }
+  if (b.up_kbit_per_client > 0 && r.bandwidth_up_kbps > b.up_kbit_per_client) {
+    miss(fmt::format("up_kbit_per_client {} > {}", short_number(r.bandwidth_up_kbps), b.up_kbit_per_client));
+  }
   if (!r.server_metrics_ok) {
     miss("server metrics unavailable (" + r.server_metrics_error + ")");
   } else {
@@ -358,8 +368,12 @@ std::string format_report_table(const SimReport& r) {
   for (const auto& [code, count] : r.rpc_errors_by_code)
     out += row("  " + code, std::to_string(count));
   out += "\nbandwidth and loss (per client, headers included)\n";
-  out += row("up (kbit/s)", fmt::format("{:.1f}", r.bandwidth_up_kbps));
-  out += row("down (kbit/s)", fmt::format("{:.1f}", r.bandwidth_down_kbps));
+  const auto with_budget = [](double kbps, double budget) {
+    return budget > 0 ? fmt::format("{:.1f} (budget {})", kbps, short_number(budget))
+                      : fmt::format("{:.1f}", kbps);
+  };
+  out += row("up (kbit/s)", with_budget(r.bandwidth_up_kbps, r.bandwidth_up_budget_kbps));
+  out += row("down (kbit/s)", with_budget(r.bandwidth_down_kbps, r.bandwidth_down_budget_kbps));
   out += row("packet loss down", fmt::format("{:.3f} %", r.packet_loss_down * kPercent));
   if (r.network != "none") {
     out += "\nnetwork conditions (shots over TCP are not conditioned)\n";

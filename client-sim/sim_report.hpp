@@ -72,6 +72,8 @@ struct SimReport {
   std::map<std::string, std::uint64_t> rpc_errors_by_code;
   double bandwidth_up_kbps = 0;  // per client, mean
   double bandwidth_down_kbps = 0;
+  double bandwidth_up_budget_kbps = 0;  // the profile's up_kbit_per_client (0: none)
+  double bandwidth_down_budget_kbps = 0;
   double packet_loss_down = 0;  // fraction of server packets never received
   std::uint64_t events_delivered = 0;
   std::uint64_t events_lost = 0;

@@ -50,7 +50,12 @@ std::shared_ptr<Match> Match::create(const MatchSettings& settings, asio::io_con
 
 Match::Match(const MatchSettings& settings, asio::io_context& worker, UdpEndpoint& endpoint,
              const MatchServices& services)
-    : settings_(settings), worker_(worker), endpoint_(endpoint), services_(services), timer_(worker) {
+    : settings_(settings),
+      worker_(worker),
+      endpoint_(endpoint),
+      services_(services),
+      timer_(worker),
+      interest_(settings.interest, settings.level->compiled.visibility) {
   period_ =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / settings.tick_rate));
   snapshot_every_ = std::max(1, int(std::lround(double(settings.tick_rate) / settings.snapshot_rate)));
@@ -83,6 +88,20 @@ Match::Match(const MatchSettings& settings, asio::io_context& worker, UdpEndpoin
   command_starved_counter_ =
       m.counter_series("shiftcast_command_starved_ticks_total",
                        "Ticks in which a connected player had no command to run", labels);
+  // Interest management: what the clients were not sent.
+  culled_counter_ =
+      m.counter_series("shiftcast_interest_culled_total",
+                       "Entities left out of a client's snapshot, summed over snapshots", labels);
+  const auto events = [&](const char* o) {
+    Labels l = labels;
+    l.emplace_back("outcome", o);
+    return m.counter_series("shiftcast_interest_events_total",
+                            "Contact events queued for a client (routed), or held back from one that could "
+                            "not see them (suppressed)",
+                            l);
+  };
+  events_routed_counter_ = events("routed");
+  events_suppressed_counter_ = events("suppressed");
   for (int i = 0; i < kFilterStageCount; ++i) {
     Labels l = labels;
     l.emplace_back("stage", to_string(FilterStage(i)));
@@ -187,6 +206,16 @@ void Match::apply_inputs() {
   }
 }
 
+void Match::find_viewers() {
+  const Simulation& sim = scene_->simulation();
+  viewers_.clear();
+  viewer_clients_.clear();
+  for (auto& [id, client] : clients_) {
+    viewers_.push_back(interest_.viewer(client.entity, sim.find(client.entity)));
+    viewer_clients_.push_back(&client);
+  }
+}
+
 void Match::dispatch_contacts() {
   const Simulation& sim = scene_->simulation();
   const std::span<const Contact> contacts = sim.contacts();
@@ -199,16 +228,27 @@ void Match::dispatch_contacts() {
     batch->tick = sim.tick();
     batch->records.reserve(contacts.size());
   }
+  bool viewers_found = false;
+  ContactRoute total;
   for (const Contact& c : contacts) {
     ContactRecord r{c, wire_kind(sim.find(c.a), c.a),
                     wire_kind(c.b == kNoEntity ? nullptr : sim.find(c.b), c.b)};
     if (r.a_kind == static_cast<std::uint8_t>(EntityKind::kPlayer) ||
         r.b_kind == static_cast<std::uint8_t>(EntityKind::kPlayer)) {
-      for (auto& [id, client] : clients_)
-        if (client.entity == c.a || client.entity == c.b) client.connection->queue_contact(r);
+      // Each client's eye and cluster once per tick, and only in a tick that has a player's contact.
+      if (!viewers_found) find_viewers();
+      viewers_found = true;
+      contact_routes_.clear();
+      const ContactRoute route = interest_.route_contact(r, viewers_, contact_routes_);
+      total.routed += route.routed;
+      total.suppressed += route.suppressed;
+      for (std::uint32_t i : contact_routes_)
+        viewer_clients_[i]->connection->queue_contact(r);
     }
     if (feed) batch->records.push_back(r);
   }
+  if (total.routed > 0) events_routed_counter_->add(total.routed);
+  if (total.suppressed > 0) events_suppressed_counter_->add(total.suppressed);
   if (feed) feed_->publish(batch);
 }
 
@@ -222,14 +262,26 @@ void Match::send_frames() {
         e.id, static_cast<std::uint8_t>(e.kind), std::uint8_t(e.asleep ? 1 : 0), quantize_yaw(e.pose.yaw),
         quantize_position(wire::Vec3f(e.pose.position.x, e.pose.position.y, e.pose.position.z)));
   world_ = std::move(world);
+  const bool filter = interest_.enabled();
+  if (filter) interest_.begin_snapshot(sim.entities(), float(snapshot_every_) / float(settings_.tick_rate));
+  std::uint64_t culled = 0;
   const double t = now();
   for (auto& [id, client] : clients_) {
     const Entity* me = sim.find(client.entity);
     const Vec3 focus = me != nullptr ? me->pose.position : Vec3{};
+    if (filter) {
+      interest_.select(interest_.viewer(client.entity, me), kept_);
+      culled += world_->size() - kept_.size();
+      client.world = client.worlds.filtered(*world_, kept_);
+    } else {
+      client.world = world_;
+    }
     const std::optional<wire::OwnState> own = own_state(sim, client.entity);
-    outbox_.add(client.connection->build_frame_shared(sim.tick(), world_, focus, t, own ? &*own : nullptr),
-                client.endpoint);
+    outbox_.add(
+        client.connection->build_frame_shared(sim.tick(), client.world, focus, t, own ? &*own : nullptr),
+        client.endpoint);
   }
+  if (culled > 0) culled_counter_->add(culled);
 }
 
 void Match::say_goodbye(ClientConnection& connection, const udp::endpoint& to, wire::ErrorCode reason,
@@ -362,7 +414,8 @@ wire::ErrorCode Match::on_connect(const AcceptedChallenge& accepted, const udp::
                           accepted.server_to_client,
                           to_address(from),
                           entity};
-  Client client{std::make_unique<ClientConnection>(params, settings_.connection, t), from, entity};
+  Client client{
+      std::make_unique<ClientConnection>(params, settings_.connection, t), from, entity, {}, nullptr};
   // Admitted before the first keep-alive leaves: the client's first packet may answer it at once, on
   // another worker's thread, which asks the address book.
   addresses_.set(accepted.client_id, from);
@@ -447,9 +500,10 @@ void Match::flush_and_close(wire::ErrorCode reason, Clock::time_point deadline) 
     if (client.connection->closed() || client.connection->events_pending() == 0) continue;
     pending = true;
     const Entity* me = sim.find(client.entity);
-    endpoint_.send(
-        client.connection->build_frame_shared(sim.tick(), world_, me ? me->pose.position : Vec3{}, t),
-        client.endpoint);
+    endpoint_.send(client.connection->build_frame_shared(
+                       sim.tick(), client.world ? client.world : std::make_shared<const SnapshotState>(),
+                       me ? me->pose.position : Vec3{}, t),
+                   client.endpoint);
   }
   if (!pending || Clock::now() >= deadline) return finish(reason);
   timer_.expires_after(period_);

@@ -29,6 +29,7 @@
 #include "server/client_connection.hpp"
 #include "server/datagram_batch.hpp"
 #include "server/hosted_level.hpp"
+#include "server/interest_filter.hpp"
 #include "server/match_directory.hpp"
 #include "server/match_recorder.hpp"
 #include "server/metrics.hpp"
@@ -52,6 +53,7 @@ struct MatchSettings {
   double shutdown_flush_s = 1;
   std::size_t max_subscriptions = 0;  // contact subscriptions on this match, 0: no bound
   std::string recording_directory;    // non-empty: record the match there (server/match_recorder.hpp)
+  InterestSettings interest;          // who is sent which entities and contacts (server/interest_filter.hpp)
 };
 
 struct MatchServices {
@@ -136,6 +138,10 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
     std::unique_ptr<ClientConnection> connection;
     boost::asio::ip::udp::endpoint endpoint;
     EntityId entity = kNoEntity;
+    // Interest management: the world this client was last sent (its snapshot's, filtered), from buffers
+    // of its own that its connection no longer holds.
+    FilteredWorlds worlds;
+    std::shared_ptr<const SnapshotState> world;
   };
 
   MatchSettings settings_;
@@ -164,6 +170,16 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   std::shared_ptr<const SnapshotState> world_ = std::make_shared<const SnapshotState>();
   DatagramBatch outbox_;  // the tick's frames and acknowledgements, sent together at the end of the tick
   std::vector<ContactRecord> records_;
+  // Interest management (server/interest_filter.hpp): scratch reused every snapshot and every tick.
+  InterestFilter interest_;
+  std::vector<std::uint32_t> kept_;            // one client's entity indices
+  std::vector<InterestViewer> viewers_;        // every client, in clients_ order
+  std::vector<Client*> viewer_clients_;        // the same order
+  std::vector<std::uint32_t> contact_routes_;  // one contact's viewer indices
+  std::shared_ptr<Counter> culled_counter_;
+  std::shared_ptr<Counter> events_routed_counter_;
+  std::shared_ptr<Counter> events_suppressed_counter_;
+  void find_viewers();
 
   // Published for other threads.
   mutable std::mutex view_ticks_mutex_;

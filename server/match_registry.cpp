@@ -69,6 +69,7 @@ CreatedMatch MatchRegistry::create(const CreateMatchSpec& spec) {
   settings.shutdown_flush_s = defaults_.shutdown_flush_s;
   settings.max_subscriptions = defaults_.max_subscriptions_per_match;
   settings.recording_directory = defaults_.recording_directory;
+  settings.interest = defaults_.interest;
   MatchWorker worker;
   {
     std::unique_lock lock(mutex_);

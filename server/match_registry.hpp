@@ -37,6 +37,7 @@ struct MatchDefaults {
   double shutdown_flush_s = 1;
   std::size_t max_subscriptions_per_match = 1024;  // contact subscriptions on one match
   std::string recording_directory;                 // non-empty: every match is recorded there
+  InterestSettings interest;                       // every match's interest management
 };
 
 class MatchRegistry final : public MatchDirectory {

@@ -172,6 +172,7 @@ std::string Server::start() {
   defaults.connection.max_pending_events = std::size_t(config_.max_pending_events);
   defaults.shutdown_flush_s = config_.shutdown_flush_s;
   defaults.max_subscriptions_per_match = std::size_t(config_.rpc_max_subscriptions_per_match);
+  defaults.interest = config_.interest;
   if (!config_.recording_directory.empty())
     defaults.recording_directory = resolve_path(config_, config_.recording_directory);
   MatchServices services;

@@ -122,6 +122,8 @@ constexpr Range kMemoryBytes{2 * kMinRpcFrameBytes,
 constexpr Range kHttpWait{0, kMaxHttpTimeoutSeconds, true};
 constexpr Range kSlots{1, 4096};
 constexpr Range kSubscriptionsPerMatch{1, 65536};
+// Units; far beyond any level the wire's quantized positions can place.
+constexpr double kMaxInterestRadius = 1 << 20;
 
 // The RPC listener's settings, embedded in the config as they are (ServerConfig::rpc).
 template <auto M>
@@ -178,6 +180,21 @@ const std::array kServerSettings{
       kSeconds},
     S{"match", "max_pending_events", "max-pending-events", field<&ServerConfig::max_pending_events>,
       kAtLeastOne},
+    S{"interest",
+      "enabled",
+      "interest-enabled",
+      field<&ServerConfig::interest, &InterestSettings::enabled>,
+      {0, 1}},
+    S{"interest",
+      "radius",
+      "interest-radius",
+      field<&ServerConfig::interest, &InterestSettings::radius>,
+      {0, kMaxInterestRadius}},
+    S{"interest",
+      "no_set_radius",
+      "interest-no-set-radius",
+      field<&ServerConfig::interest, &InterestSettings::no_set_radius>,
+      {0, kMaxInterestRadius}},
     S{"rpc", "max_connections", "rpc-max-connections", rpc<&RpcSettings::max_connections>, kAtLeastOne},
     S{"rpc", "max_frame_bytes", "rpc-max-frame-bytes", rpc<&RpcSettings::max_frame_bytes>, kFrameBytes},
     S{"rpc", "max_batch", "rpc-max-batch", rpc<&RpcSettings::max_batch>, kAtLeastOne},

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/config/interest_settings.hpp"
 #include "server/config/rpc_settings.hpp"
 #include "world/match/match_defaults.hpp"
 
@@ -80,6 +81,9 @@ struct ServerConfig {
   double connection_timeout_s = 5;
   double keepalive_interval_s = 0.25;
   int max_pending_events = 4096;  // per connection: beyond it the client is too far behind and dropped
+
+  // [interest]: which entities and contacts each client is sent (server/config/interest_settings.hpp).
+  InterestSettings interest;
 
   // [rpc], with [network] rpc_bind_address and rpc_port and [security] token_valid_seconds: the RPC
   // listener's settings themselves (docs/server.md, "Under abuse: the RPC listener"), with their defaults

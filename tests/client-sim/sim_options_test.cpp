@@ -209,6 +209,11 @@ TEST_F(SimOptionsTest, ShippedProfilesLoadAgainstTheShippedServerConfig) {
   EXPECT_EQ(o.budgets.snapshot_rate_min_fraction, defaults.budgets.snapshot_rate_min_fraction);
   EXPECT_EQ(o.budgets.server_tick_p99_ms, defaults.budgets.server_tick_p99_ms);
   EXPECT_EQ(o.budgets.event_order_violations, defaults.budgets.event_order_violations);
+  // The one exception: issue 15's bandwidth limits are the default profile's, not the code's (0, none),
+  // so profiles that do not name them (smoke, soak) are not judged on bandwidth.
+  EXPECT_EQ(o.budgets.down_kbit_per_client, 45);
+  EXPECT_EQ(o.budgets.up_kbit_per_client, 40);
+  EXPECT_EQ(defaults.budgets.down_kbit_per_client, 0);
   EXPECT_EQ(o.behaviour.jump_per_second, defaults.behaviour.jump_per_second);
   EXPECT_EQ(o.behaviour.strafe_per_second, defaults.behaviour.strafe_per_second);
   EXPECT_EQ(o.behaviour.fire_per_second, defaults.behaviour.fire_per_second);

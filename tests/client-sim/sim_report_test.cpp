@@ -648,6 +648,27 @@ TEST(MakeReport, EachBudgetIsJudgedOnItsOwn) {
             (Lines{"input_ack_ms: no command was acknowledged"}));
 }
 
+// Issue 15's bandwidth budgets: each direction on its own, against the mean per client the report shows
+// (headers included), missed only above the limit; 0 is no limit, and the table shows the limit.
+TEST(MakeReport, BandwidthBudgetsPerClientEachWay) {
+  SimRunResult run;
+  run.load_seconds = 10;
+  run.clients = {healthy_client()};  // 100,000 bytes up and 400,000 down in 10 s
+  using Lines = std::vector<std::string>;
+  SimOptions o = report_options();
+  o.budgets.up_kbit_per_client = 79;
+  o.budgets.down_kbit_per_client = 320;  // exactly met: only above the limit is a miss
+  const SimReport r = make_report(o, run, kBefore, kAfter);
+  EXPECT_EQ(r.budgets_missed, (Lines{"up_kbit_per_client 80 > 79"}));
+  EXPECT_NE(format_report_table(r).find("80.0 (budget 79)"), std::string::npos);
+  EXPECT_NE(format_report_table(r).find("320.0 (budget 320)"), std::string::npos);
+  o.budgets.up_kbit_per_client = 80;
+  o.budgets.down_kbit_per_client = 319.5;
+  EXPECT_EQ(make_report(o, run, kBefore, kAfter).budgets_missed, (Lines{"down_kbit_per_client 320 > 319.5"}));
+  o.budgets.down_kbit_per_client = 0;  // none
+  EXPECT_TRUE(make_report(o, run, kBefore, kAfter).budgets_met);
+}
+
 // A match that ended between the scrapes takes its series with it: counts go down, never wrap.
 TEST(MakeReport, ClampsNegativeServerDeltas) {
   SimRunResult run;

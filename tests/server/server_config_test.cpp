@@ -427,10 +427,33 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
                            "http-idle-timeout-s",
                            "rpc-max-subscriptions-per-connection",
                            "rpc-max-subscriptions-per-match",
-                           "recording-directory"}) {
+                           "recording-directory",
+                           "interest-enabled",
+                           "interest-radius",
+                           "interest-no-set-radius"}) {
     EXPECT_NE(std::find(flags.begin(), flags.end(), flag), flags.end()) << flag;
   }
-  EXPECT_EQ(flags.size(), 54u);
+  EXPECT_EQ(flags.size(), 57u);
+}
+
+// Issue 15's [interest]: the shipped values are the documented defaults, the file and the flags set them,
+// and out-of-range values are refused with the key.
+TEST_F(ConfigDir, InterestSectionAndItsFlags) {
+  const ServerConfig shipped = load_server_config(kSourceDir + "/configs/server.toml");
+  const InterestSettings defaults;
+  EXPECT_EQ(shipped.interest.enabled, defaults.enabled);
+  EXPECT_EQ(shipped.interest.radius, defaults.radius);
+  EXPECT_EQ(shipped.interest.no_set_radius, defaults.no_set_radius);
+  ServerConfig c = parse(base() + "[interest]\nenabled = 0\nradius = 300\nno_set_radius = 2000\n");
+  EXPECT_EQ(c.interest.enabled, 0);
+  EXPECT_EQ(c.interest.radius, 300);
+  EXPECT_EQ(c.interest.no_set_radius, 2000);
+  apply_override(c, "interest-radius", "640");
+  apply_override(c, "interest-enabled", "1");
+  EXPECT_EQ(c.interest.radius, 640);
+  EXPECT_EQ(c.interest.enabled, 1);
+  EXPECT_NE(error_of(base() + "[interest]\nradius = -1\n").find("radius = -1"), std::string::npos);
+  EXPECT_NE(error_of(base() + "[interest]\nenabled = 2\n").find("enabled = 2"), std::string::npos);
 }
 
 TEST_F(ConfigDir, BadOverridesAreRefusedAtOnce) {

@@ -28,6 +28,7 @@
 #include "protocol/player_input.hpp"
 #include "protocol/reliable_events.hpp"
 #include "protocol/sequence_window.hpp"
+#include "protocol/session_info.hpp"
 #include "protocol/shiftcast_generated.h"
 #include "protocol/snapshot_delta.hpp"
 #include "protocol/wire_constants.hpp"
@@ -101,6 +102,9 @@ class ClientSession {
   // The own player's exact state after command input_ack() (ServerFrame.own) when the frame that brought
   // that acknowledgement carried it; nothing otherwise (an older server, or not spawned yet).
   const std::optional<wire::OwnState>& own_state() const { return own_state_; }
+  // The match's rates and the server's timers, from the keep-alive that accepted us (SessionInfo);
+  // nothing before, or from a server that did not send them.
+  const std::optional<SessionTiming>& session_info() const { return session_info_; }
   std::uint64_t last_command_sequence() const { return command_sequence_; }
   const ClientCounters& counters() const { return counters_; }
   const ReceiverCounters& event_counters() const { return receiver_.counters(); }
@@ -149,6 +153,7 @@ class ClientSession {
   std::vector<CommandAck> command_acks_;
   std::uint64_t input_ack_ = 0;
   std::optional<wire::OwnState> own_state_;  // from the frame that brought input_ack_
+  std::optional<SessionTiming> session_info_;
   ClientCounters counters_;
 };
 

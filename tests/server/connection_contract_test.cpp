@@ -34,14 +34,14 @@ class ConnectionContractTest : public ServerTest {
 TEST_F(ConnectionContractTest, TheAcceptingKeepAliveCarriesTheRatesAndTimers) {
   // Values unlike every default, so a hard-coded answer cannot pass.
   start(test_server_config(),
-        "--tick-rate 50 --snapshot-rate 25 --keepalive-interval-s 0.25 --connection-timeout-s 4");
+        "--tick-rate 50 --snapshot-rate 25 --keepalive-interval-s 0.3 --connection-timeout-s 4");
   UdpTestClient c(server_.ports().udp, token(42));
   ASSERT_TRUE(c.connect()) << to_string(c.session().state()) << " " << to_string(c.session().code());
   const std::optional<SessionTiming>& info = c.session().session_info();
   ASSERT_TRUE(info.has_value());
   EXPECT_EQ(info->tick_rate, 50);
   EXPECT_EQ(info->snapshot_rate, 25);
-  EXPECT_DOUBLE_EQ(info->keepalive_interval, 0.25);
+  EXPECT_DOUBLE_EQ(info->keepalive_interval, 0.3);
   EXPECT_DOUBLE_EQ(info->timeout, 4.0);
   c.disconnect();
   EXPECT_EQ(server_.stop(), 0);

@@ -35,9 +35,6 @@
 
 namespace shiftcast {
 
-// How often a handshake datagram is resent while no answer came.
-inline constexpr double kHandshakeResendInterval = 0.1;
-
 enum class ClientState : std::uint8_t {
   kSendingRequest,
   kSendingResponse,
@@ -49,8 +46,8 @@ enum class ClientState : std::uint8_t {
 const char* to_string(ClientState state);
 
 struct ClientSessionSettings {
-  double timeout = 5.0;                    // connected: nothing authentic from the server for this long
-  double handshake_timeout = 5.0;          // from the first poll to the first connected packet
+  double timeout = 5.0;  // connected: nothing authentic from the server for this long
+  double handshake_timeout = kHandshakeTimeoutSeconds;  // from the first poll to the first connected packet
   double keepalive_interval = 0.1;         // connected: a keep-alive after this long without sending
   double unix_time_offset = 0;             // unix seconds = now + offset (token expiry)
   std::size_t max_buffered_events = 1024;  // contact events held ahead of a gap

@@ -54,8 +54,10 @@ inline constexpr int kMaxPropsPerMatch = 512;
 // request the challenge answered, and never past the token's expiry; later: ChallengeInvalid. The
 // server keeps no state for a pending handshake: this is how one that never completes expires.
 inline constexpr std::uint64_t kChallengeLifetimeSeconds = 10;
-// A client gives up a handshake that has not connected this long after it first sent its request.
+// A client gives up a handshake that has not connected this long after it first sent its request
+// (ClientSessionSettings::handshake_timeout's default), resending its current step at this pace.
 inline constexpr double kHandshakeTimeoutSeconds = 5;
+inline constexpr double kHandshakeResendInterval = 0.1;
 // A goodbye (Disconnect) is one packet, one sequence, sent this many times back to back by either side.
 inline constexpr int kGoodbyeCopies = 3;
 // After a client's goodbye closed its connection, a copy of that goodbye arriving this long after is

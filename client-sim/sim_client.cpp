@@ -17,8 +17,7 @@ namespace asio = boost::asio;
 
 namespace {
 
-constexpr int kGoodbyeCopies = 3;        // as the server says goodbye: a lost goodbye would leave it waiting
-constexpr std::uint8_t kPlayerKind = 0;  // EntityState.kind
+constexpr std::uint8_t kPlayerKind = 0;     // EntityState.kind
 constexpr std::uint32_t kPlayersLayer = 1;  // QueryFilter.mask bit of players
 constexpr float kShotRange = 8192;          // a hitscan weapon's reach, Quake units
 

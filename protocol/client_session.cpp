@@ -149,6 +149,7 @@ wire::ErrorCode ClientSession::on_packet(const wire::Packet& packet, double now)
       use = on_server_frame(*inner.message_as_ServerFrame(), now, error);
       break;
     case wire::Message::KeepAlive:
+      if (auto info = read_session_info(inner.message_as_KeepAlive()->session())) session_info_ = info;
       break;
     case wire::Message::Disconnect:
       state_ = ClientState::kDisconnected;

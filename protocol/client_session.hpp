@@ -28,14 +28,12 @@
 #include "protocol/player_input.hpp"
 #include "protocol/reliable_events.hpp"
 #include "protocol/sequence_window.hpp"
+#include "protocol/session_info.hpp"
 #include "protocol/shiftcast_generated.h"
 #include "protocol/snapshot_delta.hpp"
 #include "protocol/wire_constants.hpp"
 
 namespace shiftcast {
-
-// How often a handshake datagram is resent while no answer came.
-inline constexpr double kHandshakeResendInterval = 0.1;
 
 enum class ClientState : std::uint8_t {
   kSendingRequest,
@@ -48,8 +46,8 @@ enum class ClientState : std::uint8_t {
 const char* to_string(ClientState state);
 
 struct ClientSessionSettings {
-  double timeout = 5.0;                    // connected: nothing authentic from the server for this long
-  double handshake_timeout = 5.0;          // from the first poll to the first connected packet
+  double timeout = 5.0;  // connected: nothing authentic from the server for this long
+  double handshake_timeout = kHandshakeTimeoutSeconds;  // from the first poll to the first connected packet
   double keepalive_interval = 0.1;         // connected: a keep-alive after this long without sending
   double unix_time_offset = 0;             // unix seconds = now + offset (token expiry)
   std::size_t max_buffered_events = 1024;  // contact events held ahead of a gap
@@ -101,6 +99,9 @@ class ClientSession {
   // The own player's exact state after command input_ack() (ServerFrame.own) when the frame that brought
   // that acknowledgement carried it; nothing otherwise (an older server, or not spawned yet).
   const std::optional<wire::OwnState>& own_state() const { return own_state_; }
+  // The match's rates and the server's timers, from the keep-alive that accepted us (SessionInfo);
+  // nothing before, or from a server that did not send them.
+  const std::optional<SessionTiming>& session_info() const { return session_info_; }
   std::uint64_t last_command_sequence() const { return command_sequence_; }
   const ClientCounters& counters() const { return counters_; }
   const ReceiverCounters& event_counters() const { return receiver_.counters(); }
@@ -149,6 +150,7 @@ class ClientSession {
   std::vector<CommandAck> command_acks_;
   std::uint64_t input_ack_ = 0;
   std::optional<wire::OwnState> own_state_;  // from the frame that brought input_ack_
+  std::optional<SessionTiming> session_info_;
   ClientCounters counters_;
 };
 

@@ -122,6 +122,7 @@ OpenedToken open_connect_token(const Key& token_key, const wire::ConnectionReque
   opened.client_id = inner->client_id();
   opened.expires_at = inner->expires_at();
   opened.server_instance = inner->server_instance();
+  opened.opened_at = now_unix;
   std::copy(sealed->end() - kMacBytes, sealed->end(), opened.mac.begin());
 
   if (now_unix >= opened.expires_at) {

@@ -57,6 +57,7 @@ struct OpenedToken {
   Key client_to_server{};
   Key server_to_client{};
   std::array<std::uint8_t, kMacBytes> mac{};  // the sealed part's tag: names the token (replays)
+  std::uint64_t opened_at = 0;                // now_unix when it was opened: a challenge's lifetime starts
 };
 
 // Opens a ConnectionRequest's token: authenticates it (TokenInvalid: forged, corrupt, or its public

@@ -46,8 +46,10 @@ std::vector<std::uint8_t> make_challenge(const ServerKeys& keys, const OpenedTok
   const auto mac = inner.CreateVector(token.mac.data(), token.mac.size());
   const auto c2s = inner.CreateVector(token.client_to_server.data(), token.client_to_server.size());
   const auto s2c = inner.CreateVector(token.server_to_client.data(), token.server_to_client.size());
+  const std::uint64_t challenge_expires_at =
+      std::min(token.expires_at, token.opened_at + kChallengeLifetimeSeconds);
   const auto body = wire::CreateChallengeToken(inner, token.match_id, token.client_id, token.expires_at,
-                                               address, mac, c2s, s2c);
+                                               address, mac, c2s, s2c, challenge_expires_at);
   finish_envelope(inner, wire::Message::ChallengeToken, body.Union());
 
   std::vector<std::uint8_t> blob(inner_nonce.begin(), inner_nonce.end());
@@ -123,7 +125,14 @@ AcceptedChallenge open_challenge_response(const ServerKeys& keys, const wire::Ch
   accepted.client_to_server = client_to_server;
   accepted.server_to_client = server_to_client;
   std::copy(token->token_mac()->begin(), token->token_mac()->end(), accepted.token_mac.begin());
-  accepted.error = now_unix >= accepted.expires_at ? wire::ErrorCode::TokenExpired : wire::ErrorCode::Ok;
+  // The token's expiry first: a response after it could never connect, whatever the challenge says.
+  if (now_unix >= accepted.expires_at) {
+    accepted.error = wire::ErrorCode::TokenExpired;
+  } else if (now_unix >= token->challenge_expires_at()) {
+    accepted.error = wire::ErrorCode::ChallengeInvalid;  // a handshake left unfinished too long
+  } else {
+    accepted.error = wire::ErrorCode::Ok;
+  }
   return accepted;
 }
 

@@ -52,8 +52,9 @@ struct AcceptedChallenge {
 };
 
 // ChallengeInvalid when the blob does not open under the challenge key, names another match or client
-// than the response's header, or came from another address than the request; TokenExpired after the
-// connect token's expiry.
+// than the response's header, came from another address than the request, or arrives
+// kChallengeLifetimeSeconds or more after the request was opened; TokenExpired after the connect
+// token's expiry (checked before the challenge's own).
 AcceptedChallenge open_challenge_response(const ServerKeys& keys, const wire::ChallengeResponse& response,
                                           std::string_view client_address, std::uint64_t now_unix);
 

@@ -28,10 +28,6 @@ namespace shiftcast {
 // A client's copy of one snapshot: ascending by id, ids unique.
 using SnapshotState = std::vector<wire::EntityState>;
 
-// How many snapshot states a client keeps (by tick). The server only encodes against a baseline less
-// than this many ticks old, so the baseline it picks is one the client still holds.
-inline constexpr std::size_t kSnapshotHistory = 64;
-
 // What one entry costs inside the Snapshot's vectors (the vectors' own length words are framing).
 inline constexpr std::size_t kEntityStateBytes = sizeof(wire::EntityState);
 inline constexpr std::size_t kRemovedIdBytes = sizeof(std::uint32_t);

@@ -40,4 +40,28 @@ inline constexpr std::size_t kMacBytes = 16;         // Poly1305 tag
 inline constexpr float kPositionQuantum = 1.0f / 16.0f;
 inline constexpr int kCommandsPerFrame = 3;  // ClientFrame carries the newest command and the 2 before
 
+// --- The handshake, keep-alives, goodbyes and limits: docs/protocol.md, "Limits", has one row each. ---
+
+// Snapshot baselines, counted in ticks: the server encodes against a baseline only while
+// `tick - baseline_tick < kSnapshotHistory`, else against the empty state. A client keeps its newest
+// kSnapshotHistory snapshots: at most one snapshot a tick, so they cover every baseline the server uses.
+inline constexpr std::size_t kSnapshotHistory = 64;
+// A connect token is valid for at most this long from its issue (IssueConnectToken.valid_seconds).
+inline constexpr std::uint32_t kMaxTokenValidSeconds = 3600;
+// Props one CreateMatch may ask for.
+inline constexpr int kMaxPropsPerMatch = 512;
+// The server answers a ChallengeResponse only this long (whole unix seconds) after it opened the
+// request the challenge answered, and never past the token's expiry; later: ChallengeInvalid. The
+// server keeps no state for a pending handshake: this is how one that never completes expires.
+inline constexpr std::uint64_t kChallengeLifetimeSeconds = 10;
+// A client gives up a handshake that has not connected this long after it first sent its request
+// (ClientSessionSettings::handshake_timeout's default), resending its current step at this pace.
+inline constexpr double kHandshakeTimeoutSeconds = 5;
+inline constexpr double kHandshakeResendInterval = 0.1;
+// A goodbye (Disconnect) is one packet, one sequence, sent this many times back to back by either side.
+inline constexpr int kGoodbyeCopies = 3;
+// After a client's goodbye closed its connection, a copy of that goodbye arriving this long after is
+// still counted as DuplicatePacket (later: UnknownConnection, as any packet for no connection).
+inline constexpr double kGoodbyeGraceSeconds = 2;
+
 }  // namespace shiftcast

@@ -37,14 +37,17 @@ void ClientConnection::close(wire::ErrorCode reason) {
 
 wire::ErrorCode ClientConnection::on_packet(const wire::Packet& packet, std::string_view from_address,
                                             double now) {
-  if (closed_ || from_address != params_.peer_address || packet.match_id() != params_.match_id ||
-      packet.client_id() != params_.client_id) {
+  // Closed by the server (timeout, slow consumer, ...): nothing of the client's is looked at any more.
+  if ((closed_ && goodbye_sequence_ == 0) || from_address != params_.peer_address ||
+      packet.match_id() != params_.match_id || packet.client_id() != params_.client_id) {
     return refuse(wire::ErrorCode::UnknownConnection);
   }
   const OpenedPacket opened = open_packet(packet, Direction::kClientToServer, params_.client_to_server);
   if (opened.error != wire::ErrorCode::Ok) return refuse(opened.error);
-  // Only now, authenticated, may the sequence move the window.
+  // Only now, authenticated, may the sequence move the window. Closed by the client's goodbye, it still
+  // runs, so the goodbye's copies (one sequence, kGoodbyeCopies times) are DuplicatePacket, as documented.
   if (!window_.accept(opened.header.sequence)) return refuse(wire::ErrorCode::DuplicatePacket);
+  if (closed_) return refuse(wire::ErrorCode::UnknownConnection);
   last_received_ = now;
   ++counters_.packets_in;
   for (const std::uint64_t sequence : tracker_.on_ack(opened.header.ack, opened.header.ack_bits)) {
@@ -66,6 +69,7 @@ wire::ErrorCode ClientConnection::on_packet(const wire::Packet& packet, std::str
     }
     case wire::Message::Disconnect:
       close(wire::ErrorCode::ClientDisconnected);
+      goodbye_sequence_ = opened.header.sequence;
       return wire::ErrorCode::Ok;
     default:
       return refuse(wire::ErrorCode::UnexpectedMessage);
@@ -220,10 +224,13 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
   return datagram;
 }
 
-std::vector<std::uint8_t> ClientConnection::build_keepalive(std::uint64_t tick, double now) {
+std::vector<std::uint8_t> ClientConnection::build_keepalive(std::uint64_t tick, double now,
+                                                            const SessionTiming* session) {
   if (closed_) return {};
   flatbuffers::FlatBufferBuilder fbb(64);
-  const auto body = wire::CreateKeepAlive(fbb, tick);
+  const auto info =
+      session != nullptr ? write_session_info(fbb, *session) : flatbuffers::Offset<wire::SessionInfo>{};
+  const auto body = wire::CreateKeepAlive(fbb, tick, 0, info);
   return seal(fbb, wire::Message::KeepAlive, body.Union(), now);
 }
 

@@ -29,6 +29,7 @@
 #include "protocol/crypto.hpp"
 #include "protocol/reliable_events.hpp"
 #include "protocol/sequence_window.hpp"
+#include "protocol/session_info.hpp"
 #include "protocol/shiftcast_generated.h"
 #include "protocol/snapshot_delta.hpp"
 #include "server/contact_feed.hpp"
@@ -137,7 +138,9 @@ class ClientConnection {
   std::vector<std::uint8_t> build_frame_shared(std::uint64_t tick,
                                                const std::shared_ptr<const SnapshotState>& world, Vec3 focus,
                                                double now, const wire::OwnState* own = nullptr);
-  std::vector<std::uint8_t> build_keepalive(std::uint64_t tick, double now);
+  // `session`: the match's rates and timers (SessionInfo), for the keep-alive that accepts the connection.
+  std::vector<std::uint8_t> build_keepalive(std::uint64_t tick, double now,
+                                            const SessionTiming* session = nullptr);
   // Between snapshots: a ServerFrame with only `tick` and input_ack (no snapshot, no events), due when a
   // command ran since the last frame. Without it a command waits for the next snapshot tick to be
   // acknowledged, and one lost frame costs a whole snapshot period more (issue 13: at 5% loss the
@@ -157,6 +160,9 @@ class ClientConnection {
   bool timed_out(double now);
   bool closed() const { return closed_; }
   wire::ErrorCode close_reason() const { return close_reason_; }
+  // The sequence of the client's goodbye (Disconnect) that closed the connection; 0 when it closed
+  // otherwise. The address book remembers it for a grace period (ClientAddressBook::depart).
+  std::uint64_t goodbye_sequence() const { return goodbye_sequence_; }
 
   std::uint64_t client_id() const { return params_.client_id; }
   EntityId entity() const { return params_.entity; }
@@ -192,6 +198,7 @@ class ClientConnection {
   wire::ErrorCode close_reason_ = wire::ErrorCode::Ok;
 
   ReceiveWindow window_;
+  std::uint64_t goodbye_sequence_ = 0;
   AckTracker tracker_;
   std::deque<SentSnapshot> sent_snapshots_;  // ascending sequence, unacknowledged, newer than the baseline
   std::uint64_t baseline_tick_ = 0;          // the newest snapshot the client acknowledged (0: none)

@@ -324,7 +324,9 @@ void Match::drop_closed_connections() {
         std::lock_guard lock(view_ticks_mutex_);
         view_ticks_.erase(it->first);
       }
-      addresses_.erase(it->first);
+      // A goodbye's later copies are DuplicatePacket for a grace period (docs/protocol.md, Disconnect).
+      addresses_.depart(it->first, c.goodbye_sequence(),
+                        std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
       it = clients_.erase(it);
     } else {
       ++it;
@@ -380,10 +382,13 @@ wire::ErrorCode Match::on_connect(const AcceptedChallenge& accepted, const udp::
   }
   const double t = now();
   Simulation& sim = scene_->simulation();
+  // What the client cannot learn otherwise, in the keep-alive that accepts it (docs/protocol.md).
+  const SessionTiming session{settings_.tick_rate, settings_.snapshot_rate,
+                              settings_.connection.keepalive_interval, settings_.connection.timeout};
   auto existing = clients_.find(accepted.client_id);
   if (!fresh_token) {
     if (existing != clients_.end() && existing->second.endpoint == from) {
-      endpoint_.send(existing->second.connection->build_keepalive(sim.tick(), t), from);
+      endpoint_.send(existing->second.connection->build_keepalive(sim.tick(), t, &session), from);
       return wire::ErrorCode::Ok;
     }
     services_.rejections->reject(wire::ErrorCode::TokenReplayed, to_address(from), "token already used");
@@ -420,7 +425,7 @@ wire::ErrorCode Match::on_connect(const AcceptedChallenge& accepted, const udp::
   // another worker's thread, which asks the address book.
   addresses_.set(accepted.client_id, from);
   // The first keep-alive tells the client it is connected (and which tick the world is at).
-  endpoint_.send(client.connection->build_keepalive(sim.tick(), t), from);
+  endpoint_.send(client.connection->build_keepalive(sim.tick(), t, &session), from);
   clients_.emplace(accepted.client_id, std::move(client));
   players_.store(int(clients_.size()), std::memory_order_relaxed);
   spdlog::info("match {}: client {} connected from {} as entity {}", settings_.id, accepted.client_id,

@@ -69,8 +69,6 @@ struct MatchServices {
 // Ticks started later than this many periods behind are skipped (counted) instead of run back to back:
 // a worker stalled for seconds must not then burn seconds of catch-up ticks.
 inline constexpr int kMaxCatchUpTicks = 8;
-// A goodbye (Disconnect) is sent this many times: the client takes the first copy that arrives.
-inline constexpr int kGoodbyeCopies = 3;
 // Random walkable points tried for a joining player when every spawn point is occupied.
 inline constexpr int kRandomSpawnAttempts = 32;
 
@@ -114,6 +112,7 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   bool admits(std::uint64_t client_id, const boost::asio::ip::udp::endpoint& from) const {
     return addresses_.admits(client_id, from);
   }
+  const ClientAddressBook& address_book() const { return addresses_; }
 
  private:
   Match(const MatchSettings& settings, boost::asio::io_context& worker, UdpEndpoint& endpoint,

@@ -25,9 +25,6 @@ struct MatchWorker {
   UdpEndpoint* endpoint = nullptr;
 };
 
-// Props a CreateMatch may ask for: each is placed at a random walkable point (world/match/match_setup.hpp).
-inline constexpr int kMaxPropsPerMatch = 512;
-
 struct MatchDefaults {
   int tick_rate = kDefaultTickRate;
   int snapshot_rate = kDefaultSnapshotRate;

@@ -53,8 +53,6 @@ inline constexpr std::size_t kRpcReadChunkBytes = 64u << 10;
 inline constexpr std::size_t kMaxSubscriptionEntities = 4096;
 // A tick's contacts go out in pushes of at most this many events (about 64 KiB).
 inline constexpr std::size_t kMaxEventsPerPush = 1024;
-// IssueConnectToken.valid_seconds must be in [1, this].
-inline constexpr std::uint32_t kMaxTokenValidSeconds = 3600;
 
 // The request kinds, as metric labels.
 enum class RpcKind : std::uint8_t {

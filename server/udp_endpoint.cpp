@@ -172,6 +172,14 @@ void UdpEndpoint::on_connection_request(const wire::ConnectionRequest& request, 
     return deny(token.error, request_bytes, from);
   }
   if (services_.replay_cache->spent(token.mac)) {
+    // The client resends its request until a challenge arrives: a copy that arrives once that client is
+    // connected is counted, not answered (docs/protocol.md, ConnectionRequest).
+    if (const auto match = services_.find_match(token.match_id);
+        match != nullptr && match->admits(token.client_id, from)) {
+      services_.rejections->reject(wire::ErrorCode::TokenReplayed, peer,
+                                   "a late copy of the connected client's request: not answered");
+      return;
+    }
     services_.rejections->reject(wire::ErrorCode::TokenReplayed, peer, "token already used");
     return deny(wire::ErrorCode::TokenReplayed, request_bytes, from);
   }
@@ -236,6 +244,13 @@ void UdpEndpoint::on_packet(const wire::Packet& packet, std::span<const std::uin
   }
   if (!match->admits(packet.client_id(), from)) {
     if (!admit_preauth(from)) return;
+    if (match->address_book().goodbye_copy(packet.client_id(), from, packet.sequence(),
+                                           services_.steady_now())) {
+      services_.rejections->reject(wire::ErrorCode::DuplicatePacket, to_address(from),
+                                   "a copy of client " + std::to_string(packet.client_id()) +
+                                       "'s goodbye, after its connection closed");
+      return;
+    }
     services_.rejections->reject(wire::ErrorCode::UnknownConnection, to_address(from),
                                  "packet for client " + std::to_string(packet.client_id()) + " of match " +
                                      std::to_string(packet.match_id()));

@@ -23,7 +23,6 @@ namespace {
 constexpr int kClients = 6;
 constexpr double kLoadSeconds = 4;
 constexpr int kTickRate = 64;
-constexpr int kGoodbyeCopies = 3;  // SimClient::stop sends three, past the links
 constexpr const char* kNet = "loss=5%,latency=30ms,jitter=10ms,dup=1%,reorder=2%";
 // Only a gross failure (datagrams held far past their due time) is judged here: real sockets on a shared
 // machine (and 10x slower under the sanitizers) make the measured tail a figure, not an oracle.

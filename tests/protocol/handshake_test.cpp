@@ -171,24 +171,48 @@ TEST_F(HandshakeTest, ServerRefusesOtherIdsAddressOrKey) {
             wire::ErrorCode::ChallengeInvalid);
 }
 
-TEST_F(HandshakeTest, ExpiryFollowsTheConnectToken) {
+// A challenge is answerable for kChallengeLifetimeSeconds after its request was opened (the token here
+// has 30 s left, more than that): then ChallengeInvalid, and TokenExpired once the token itself expired.
+TEST_F(HandshakeTest, AChallengeExpiresAfterItsLifetimeAndWithItsToken) {
+  static_assert(kNow + kChallengeLifetimeSeconds < kExpiry);
   const auto response = respond();
-  EXPECT_EQ(open_challenge_response(keys_, *response.message, kClientAddress, kExpiry - 1).error,
+  const auto at = [&](std::uint64_t now) {
+    return open_challenge_response(keys_, *response.message, kClientAddress, now).error;
+  };
+  EXPECT_EQ(at(kNow + kChallengeLifetimeSeconds - 1), wire::ErrorCode::Ok);
+  EXPECT_EQ(at(kNow + kChallengeLifetimeSeconds), wire::ErrorCode::ChallengeInvalid);
+  EXPECT_EQ(at(kExpiry - 1), wire::ErrorCode::ChallengeInvalid);
+  EXPECT_EQ(at(kExpiry), wire::ErrorCode::TokenExpired);
+}
+
+// A token with less time left than a challenge's lifetime: the token's expiry bounds the challenge.
+TEST_F(HandshakeTest, AChallengeNeverOutlivesItsToken) {
+  const std::uint64_t expiry = kNow + kChallengeLifetimeSeconds / 2;
+  const ConnectToken token = issue_connect_token(keys_.token_key, kServer, 7, 1002, expiry);
+  const auto request = receive<wire::ConnectionRequest>(build_connection_request(token));
+  const OpenedToken opened = open_connect_token(keys_.token_key, *request.message, kServer, kNow);
+  ASSERT_EQ(opened.error, wire::ErrorCode::Ok);
+  const auto challenge = receive<wire::ConnectionChallenge>(
+      make_challenge(keys_, opened, kClientAddress, random_token_nonce(), random_token_nonce()));
+  const auto response =
+      receive<wire::ChallengeResponse>(*build_challenge_response(token, *challenge.message));
+  EXPECT_EQ(open_challenge_response(keys_, *response.message, kClientAddress, expiry - 1).error,
             wire::ErrorCode::Ok);
-  EXPECT_EQ(open_challenge_response(keys_, *response.message, kClientAddress, kExpiry).error,
+  EXPECT_EQ(open_challenge_response(keys_, *response.message, kClientAddress, expiry).error,
             wire::ErrorCode::TokenExpired);
 }
 
 // Authentic under the challenge key but inconsistent inside: refused all the same.
 TEST_F(HandshakeTest, AuthenticButInconsistentChallengeTokenIsInvalid) {
   const TokenNonce inner_nonce = filled_nonce(9);
-  for (int variant = 0; variant < 3; ++variant) {
+  // Variant 3 is consistent: the control that the seal below is make_challenge's.
+  for (int variant = 0; variant < 4; ++variant) {
     flatbuffers::FlatBufferBuilder fbb;
     const std::vector<std::uint8_t> mac(variant == 2 ? 15 : 16, 3);
     const std::vector<std::uint8_t> key(32, 4);
-    const auto body =
-        wire::CreateChallengeTokenDirect(fbb, 7, variant == 0 ? 1002 : 1001, kExpiry,
-                                         variant == 1 ? nullptr : kClientAddress, &mac, &key, &key);
+    const auto body = wire::CreateChallengeTokenDirect(fbb, 7, variant == 0 ? 1002 : 1001, kExpiry,
+                                                       variant == 1 ? nullptr : kClientAddress, &mac, &key,
+                                                       &key, kNow + kChallengeLifetimeSeconds);
     finish_envelope(fbb, wire::Message::ChallengeToken, body.Union());
     // Sealed the way make_challenge seals (associated data: the ids with expiry 0, docs/protocol.md).
     const auto sealed =
@@ -199,7 +223,7 @@ TEST_F(HandshakeTest, AuthenticButInconsistentChallengeTokenIsInvalid) {
     std::copy(sealed.begin(), sealed.end(), blob.begin() + kTokenNonceBytes);
     const auto r = receive<wire::ChallengeResponse>(response_with(7, 1001, blob));
     EXPECT_EQ(open_challenge_response(keys_, *r.message, kClientAddress, kNow).error,
-              wire::ErrorCode::ChallengeInvalid)
+              variant == 3 ? wire::ErrorCode::Ok : wire::ErrorCode::ChallengeInvalid)
         << variant;
   }
 }

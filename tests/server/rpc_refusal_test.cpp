@@ -47,6 +47,11 @@ std::vector<BadInput> bad_inputs(std::uint32_t match) {
   std::mt19937 rng(31);
   std::vector<BadInput> cases;
   cases.push_back({"random payload", framed(random_bytes(rng, 300)), wire::ErrorCode::WrongIdentifier});
+  // Too short to hold a root offset and an identifier: nothing in it can be read, so id 0.
+  {
+    const std::vector<std::uint8_t> short_payload{7, 0, 0, 0, 'S', 'H', 'C'};
+    cases.push_back({"payload of 7 bytes", framed(short_payload), wire::ErrorCode::Malformed});
+  }
   {
     std::vector<std::uint8_t> junk = random_bytes(rng, 300);
     std::copy_n(kFileIdentifier, 4, junk.begin() + 4);

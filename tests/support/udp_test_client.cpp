@@ -11,7 +11,6 @@ namespace {
 
 // How long one receive waits before the session is polled again (resends, keep-alives).
 constexpr int kPumpSliceMs = 5;
-constexpr int kGoodbyeCopies = 3;
 
 double unix_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -56,10 +55,15 @@ void UdpTestClient::send_all(const std::vector<std::vector<std::uint8_t>>& datag
 bool UdpTestClient::receive_once(int timeout_ms) {
   pollfd p{fd_, POLLIN, 0};
   if (::poll(&p, 1, timeout_ms) <= 0) return false;
-  std::uint8_t buffer[kMaxDatagramBytes + 1];
-  const ssize_t n = ::recv(fd_, buffer, sizeof buffer, 0);
+  DatagramBuffer buffer;  // aligned: FlatBuffers reads the datagram in place
+  const ssize_t n = ::recv(fd_, buffer.data(), buffer.size(), 0);
   if (n <= 0) return false;
-  session_.on_datagram(std::span(buffer, std::size_t(n)), now());
+  const std::span<const std::uint8_t> datagram(buffer.data(), std::size_t(n));
+  const EnvelopeView view = verify_envelope(datagram, kMaxDatagramBytes);
+  if (view.error == wire::ErrorCode::Ok) {
+    if (const auto* denied = view.envelope->message_as_ConnectionDenied()) denials_.push_back(denied->code());
+  }
+  session_.on_datagram(datagram, now());
   for (auto& e : session_.take_events())
     events_.push_back(e);
   return true;

@@ -37,6 +37,8 @@ class UdpTestClient {
   void disconnect();
   ClientSession& session() { return session_; }
   std::vector<wire::ContactEvent>& events() { return events_; }  // every delivered event, in order
+  // The code of every ConnectionDenied received, in order, whatever the session made of it.
+  const std::vector<wire::ErrorCode>& denials() const { return denials_; }
 
  private:
   void send_all(const std::vector<std::vector<std::uint8_t>>& datagrams);
@@ -45,6 +47,7 @@ class UdpTestClient {
   int fd_ = -1;
   ClientSession session_;
   std::vector<wire::ContactEvent> events_;
+  std::vector<wire::ErrorCode> denials_;
   std::chrono::steady_clock::time_point start_;
 };
 

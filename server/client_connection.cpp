@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cmath>
 
+#include "protocol/entity_block.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/packet.hpp"
 
@@ -183,16 +184,14 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
     const bool use_baseline = baseline_tick_ != 0 && tick - baseline_tick_ < kSnapshotHistory;
     static const SnapshotState kEmpty;
     const DeltaPriority priority{params_.entity, quantize_position(wire::Vec3f(focus.x, focus.y, focus.z))};
-    encode_delta_into(use_baseline ? *baseline_ : kEmpty, *world, priority,
-                      kFramePayloadBytes - event_reserve, delta);
-    snapshot_bytes = delta.bytes();
-    const auto changed = delta.changed.empty()
-                             ? flatbuffers::Offset<flatbuffers::Vector<const wire::EntityState*>>()
-                             : fbb.CreateVectorOfStructs(delta.changed.data(), delta.changed.size());
-    const auto removed = delta.removed.empty() ? flatbuffers::Offset<flatbuffers::Vector<std::uint32_t>>()
-                                               : fbb.CreateVector(delta.removed);
+    const SnapshotState& baseline = use_baseline ? *baseline_ : kEmpty;
+    encode_delta_into(baseline, *world, priority, (kFramePayloadBytes - event_reserve) * 8, delta);
+    block_writer_.clear();
+    write_entity_block(block_writer_, baseline, delta.changed, delta.removed);
+    snapshot_bytes = block_writer_.byte_count();
+    const auto block = fbb.CreateVector(block_writer_.bytes().data(), block_writer_.bytes().size());
     snapshot_offset = wire::CreateSnapshot(fbb, tick, use_baseline ? baseline_tick_ : 0, params_.entity,
-                                           changed, removed, delta.complete);
+                                           delta.complete, block);
     ++counters_.snapshots_sent;
     if (!delta.complete) ++counters_.snapshots_incomplete;
   }

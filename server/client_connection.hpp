@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "collision/vec3.hpp"
+#include "protocol/bit_stream.hpp"
 #include "protocol/client_session.hpp"
 #include "protocol/crypto.hpp"
 #include "protocol/reliable_events.hpp"
@@ -197,6 +198,7 @@ class ClientConnection {
   std::uint64_t baseline_tick_ = 0;          // the newest snapshot the client acknowledged (0: none)
   std::shared_ptr<const SnapshotState> baseline_;  // null until the first acknowledgement
   SnapshotDelta delta_;                            // scratch for build_frame, its capacity reused
+  BitWriter block_writer_;                         // scratch for build_frame: the entity block
   ScratchBuilder frame_builder_;                   // scratch for build_frame, its buffer reused
   std::uint64_t last_snapshot_tick_ = 0;
 

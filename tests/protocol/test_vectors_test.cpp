@@ -12,10 +12,12 @@
 #include <vector>
 
 #include "protocol/connect_token.hpp"
+#include "protocol/entity_block.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
 #include "protocol/packet.hpp"
 #include "protocol/rpc_frame.hpp"
+#include "protocol/snapshot_delta.hpp"
 #include "protocol/wire_constants.hpp"
 
 namespace shiftcast {
@@ -51,7 +53,23 @@ constexpr std::uint64_t kKeepAliveTick = 100;
 const std::vector<std::string> kVectorNames = {"token_ad",           "packet_ad",
                                                "packet_nonce",       "connect_token_sealed",
                                                "connection_request", "connection_challenge",
-                                               "packet_keep_alive",  "rpc_raycast_frame"};
+                                               "packet_keep_alive",  "rpc_raycast_frame",
+                                               "entity_block",       "server_frame_snapshot"};
+
+// The entity block's fixed inputs (docs/protocol.md "Test vectors"): entity 1 unchanged, 2 moved and
+// turned, 3 removed, 4 new.
+const SnapshotState kBlockBaseline = {
+    wire::EntityState(1, 0, 0, 0, wire::QuantizedVec(0, 0, 0)),
+    wire::EntityState(2, 1, 0, 100, wire::QuantizedVec(16, 32, 0)),
+    wire::EntityState(3, 2, 1, 0, wire::QuantizedVec(-5, 0, 7)),
+};
+const SnapshotState kBlockWorld = {
+    wire::EntityState(1, 0, 0, 0, wire::QuantizedVec(0, 0, 0)),
+    wire::EntityState(2, 1, 0, 200, wire::QuantizedVec(36, 29, 0)),
+    wire::EntityState(4, 0, 0, 16384, wire::QuantizedVec(1000, -2000, 64)),
+};
+constexpr std::uint64_t kBlockTick = 100;
+constexpr std::uint64_t kBlockBaselineTick = 98;
 
 std::string to_hex(const Bytes& bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -123,6 +141,23 @@ Bytes raycast_frame() {
   return frame;
 }
 
+Bytes entity_block() {
+  const SnapshotDelta d = encode_delta(kBlockBaseline, kBlockWorld, {1, {}}, 1u << 20);
+  BitWriter w;
+  write_entity_block(w, kBlockBaseline, d.changed, d.removed);
+  return {w.bytes().begin(), w.bytes().end()};
+}
+
+Bytes server_frame_snapshot() {
+  flatbuffers::FlatBufferBuilder fbb;
+  const Bytes block = entity_block();
+  const auto block_offset = fbb.CreateVector(block);
+  const auto snapshot = wire::CreateSnapshot(fbb, kBlockTick, kBlockBaselineTick, 1, true, block_offset);
+  const auto frame = wire::CreateServerFrame(fbb, kBlockTick, 7, snapshot);
+  finish_envelope(fbb, wire::Message::ServerFrame, frame.Union());
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
 // Every vector, built by the library from the fixed inputs.
 std::map<std::string, Bytes> library_vectors() {
   std::map<std::string, Bytes> v;
@@ -144,6 +179,8 @@ std::map<std::string, Bytes> library_vectors() {
   v["packet_keep_alive"] =
       seal_packet(kPacketHeader, Direction::kClientToServer, kClientToServer, keep_alive_envelope());
   v["rpc_raycast_frame"] = raycast_frame();
+  v["entity_block"] = entity_block();
+  v["server_frame_snapshot"] = server_frame_snapshot();
   return v;
 }
 
@@ -217,6 +254,19 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
   EXPECT_EQ(rpc.envelope->request_id(), 1u);
   ASSERT_NE(rpc.envelope->message_as_RaycastRequest(), nullptr);
   EXPECT_EQ(rpc.envelope->message_as_RaycastRequest()->max_distance(), 1000.0f);
+
+  // The documented ServerFrame's snapshot, applied to the documented baseline, is the documented world.
+  const EnvelopeView server_frame = verify_envelope(doc_["server_frame_snapshot"], kMaxDatagramBytes);
+  ASSERT_EQ(server_frame.error, wire::ErrorCode::Ok);
+  const auto* snapshot = server_frame.envelope->message_as_ServerFrame()->snapshot();
+  ASSERT_NE(snapshot, nullptr);
+  EXPECT_EQ(snapshot->tick(), kBlockTick);
+  EXPECT_EQ(snapshot->baseline_tick(), kBlockBaselineTick);
+  const AppliedDelta applied = apply_delta(kBlockBaseline, *snapshot);
+  ASSERT_EQ(applied.error, wire::ErrorCode::Ok);
+  ASSERT_EQ(applied.state.size(), kBlockWorld.size());
+  for (std::size_t i = 0; i < kBlockWorld.size(); ++i)
+    EXPECT_TRUE(same_entity_state(applied.state[i], kBlockWorld[i])) << i;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <sodium.h>
 
 #include <cctype>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -267,6 +268,40 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
   ASSERT_EQ(applied.state.size(), kBlockWorld.size());
   for (std::size_t i = 0; i < kBlockWorld.size(); ++i)
     EXPECT_TRUE(same_entity_state(applied.state[i], kBlockWorld[i])) << i;
+}
+
+// A decoder written in Python from the document alone (tests/contract/snapshot_decoder.py: the schema's
+// generated bindings and the "Entity block" tables) decodes the documented ServerFrame to the same world
+// as the library, and refuses every malformed variant of its block it tries.
+TEST_F(TestVectorsTest, APythonDecoderFromTheDocumentAgrees) {
+  const std::string command = std::string("/usr/bin/python3 ") + SHIFTCAST_SOURCE_DIR +
+                              "/tests/contract/snapshot_decoder.py --doc " + SHIFTCAST_SOURCE_DIR +
+                              "/docs/protocol.md --generated " + SHIFTCAST_PYTHON_PROTOCOL_DIR + " 2>&1";
+  std::string out;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr)
+    out += buffer;
+  ASSERT_EQ(::pclose(pipe), 0) << out;
+  std::string world = "[";
+  for (const wire::EntityState& e : kBlockWorld) {
+    world += (world.size() > 1 ? ", [" : "[") + std::to_string(e.id()) + ", " + std::to_string(e.kind()) +
+             ", " + std::to_string(e.flags()) + ", " + std::to_string(e.yaw()) + ", " +
+             std::to_string(e.position().x()) + ", " + std::to_string(e.position().y()) + ", " +
+             std::to_string(e.position().z()) + "]";
+  }
+  world += "]";
+  EXPECT_NE(out.find("\"world\": " + world), std::string::npos) << out;
+  EXPECT_NE(out.find("\"snapshot_tick\": " + std::to_string(kBlockTick)), std::string::npos) << out;
+  EXPECT_NE(out.find("\"baseline_tick\": " + std::to_string(kBlockBaselineTick)), std::string::npos) << out;
+  // Every variant refused: the two counts are equal, and there were some.
+  const auto count = [&](const std::string& key) {
+    const auto at = out.find("\"" + key + "\": ");
+    return at == std::string::npos ? -1 : std::stoi(out.substr(at + key.size() + 4));
+  };
+  EXPECT_GT(count("variants"), 10);
+  EXPECT_EQ(count("refused"), count("variants")) << out;
 }
 
 }  // namespace

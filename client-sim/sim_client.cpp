@@ -161,7 +161,7 @@ void SimClient::on_datagram(std::span<const std::uint8_t> datagram, double now) 
       if (frame != nullptr) {
         if (frame->snapshot() != nullptr && frame->snapshot()->block() != nullptr)
           stats_.bytes_down_entity_block += frame->snapshot()->block()->size();
-        if (frame->own() != nullptr) stats_.bytes_down_own_state += sizeof(wire::OwnState);
+        if (frame->own_packed() != nullptr) stats_.bytes_down_own_state += frame->own_packed()->size();
         if (frame->events() != nullptr)
           stats_.bytes_down_events += frame->events()->size() * sizeof(wire::ContactEvent);
       }

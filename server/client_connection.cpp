@@ -6,6 +6,7 @@
 
 #include "protocol/entity_block.hpp"
 #include "protocol/envelope.hpp"
+#include "protocol/own_state_codec.hpp"
 #include "protocol/packet.hpp"
 
 namespace shiftcast {
@@ -155,6 +156,14 @@ std::vector<std::uint8_t> ClientConnection::seal(flatbuffers::FlatBufferBuilder&
   return datagram;
 }
 
+flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>> ClientConnection::pack_own(
+    flatbuffers::FlatBufferBuilder& fbb, const wire::OwnState* own) {
+  if (own == nullptr) return {};
+  own_writer_.clear();
+  write_own_state(own_writer_, *own);
+  return fbb.CreateVector(own_writer_.bytes().data(), own_writer_.bytes().size());
+}
+
 std::vector<std::uint8_t> ClientConnection::build_frame(std::uint64_t tick,
                                                         std::span<const wire::EntityState> world, Vec3 focus,
                                                         double now, const wire::OwnState* own) {
@@ -200,7 +209,8 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
                                  ? flatbuffers::Offset<flatbuffers::Vector<const wire::ContactEvent*>>()
                                  : fbb.CreateVectorOfStructs(events.data(), events.size());
   counters_.events_sent += events.size();
-  const auto body = wire::CreateServerFrame(fbb, tick, run_ack_, snapshot_offset, events_offset, own);
+  const auto body =
+      wire::CreateServerFrame(fbb, tick, run_ack_, snapshot_offset, events_offset, pack_own(fbb, own));
   input_ack_sent_ = run_ack_;
 
   const std::uint64_t sequence = tracker_.next_sequence();
@@ -230,7 +240,7 @@ std::vector<std::uint8_t> ClientConnection::build_input_ack(std::uint64_t tick, 
                                                             const wire::OwnState* own) {
   if (closed_) return {};
   flatbuffers::FlatBufferBuilder fbb(128);
-  const auto body = wire::CreateServerFrame(fbb, tick, run_ack_, {}, {}, own);
+  const auto body = wire::CreateServerFrame(fbb, tick, run_ack_, {}, {}, pack_own(fbb, own));
   input_ack_sent_ = run_ack_;
   return seal(fbb, wire::Message::ServerFrame, body.Union(), now);
 }

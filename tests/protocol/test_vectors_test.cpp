@@ -16,6 +16,7 @@
 #include "protocol/entity_block.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
+#include "protocol/own_state_codec.hpp"
 #include "protocol/packet.hpp"
 #include "protocol/rpc_frame.hpp"
 #include "protocol/snapshot_delta.hpp"
@@ -55,7 +56,8 @@ const std::vector<std::string> kVectorNames = {"token_ad",           "packet_ad"
                                                "packet_nonce",       "connect_token_sealed",
                                                "connection_request", "connection_challenge",
                                                "packet_keep_alive",  "rpc_raycast_frame",
-                                               "entity_block",       "server_frame_snapshot"};
+                                               "entity_block",       "server_frame_snapshot",
+                                               "own_state"};
 
 // The entity block's fixed inputs (docs/protocol.md "Test vectors"): entity 1 unchanged, 2 moved and
 // turned, 3 removed, 4 new.
@@ -159,6 +161,16 @@ Bytes server_frame_snapshot() {
   return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
 
+// A player running on flat ground (docs/protocol.md "Own state" vector).
+const wire::OwnState kOwnState(wire::Vec3f(100.5f, -20.25f, 24), wire::Vec3f(320, -12.5f, 0),
+                               wire::Vec3f(0, 0, 1), 0, 17, 1);
+
+Bytes own_state() {
+  BitWriter w;
+  write_own_state(w, kOwnState);
+  return {w.bytes().begin(), w.bytes().end()};
+}
+
 // Every vector, built by the library from the fixed inputs.
 std::map<std::string, Bytes> library_vectors() {
   std::map<std::string, Bytes> v;
@@ -182,6 +194,7 @@ std::map<std::string, Bytes> library_vectors() {
   v["rpc_raycast_frame"] = raycast_frame();
   v["entity_block"] = entity_block();
   v["server_frame_snapshot"] = server_frame_snapshot();
+  v["own_state"] = own_state();
   return v;
 }
 
@@ -268,6 +281,19 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
   ASSERT_EQ(applied.state.size(), kBlockWorld.size());
   for (std::size_t i = 0; i < kBlockWorld.size(); ++i)
     EXPECT_TRUE(same_entity_state(applied.state[i], kBlockWorld[i])) << i;
+
+  // The documented own state reads back as the documented values.
+  BitReader own_bits(doc_["own_state"]);
+  const std::optional<wire::OwnState> own = read_own_state(own_bits);
+  ASSERT_TRUE(own.has_value());
+  EXPECT_EQ(own_bits.finish(), BitReadError::kNone);
+  EXPECT_EQ(own->position().x(), 100.5f);
+  EXPECT_EQ(own->position().y(), -20.25f);
+  EXPECT_EQ(own->velocity().x(), 320.0f);
+  EXPECT_EQ(own->velocity().y(), -12.5f);
+  EXPECT_EQ(own->ground_normal().z(), 1.0f);
+  EXPECT_EQ(own->ground_brush(), 17);
+  EXPECT_EQ(own->flags(), 1);
 }
 
 // A decoder written in Python from the document alone (tests/contract/snapshot_decoder.py: the schema's

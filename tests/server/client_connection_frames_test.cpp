@@ -10,6 +10,7 @@
 #include <random>
 
 #include "protocol/entity_block.hpp"
+#include "protocol/own_state_codec.hpp"
 #include "tests/support/channel_harness.hpp"
 #include "tests/support/seeded_random.hpp"
 
@@ -74,8 +75,11 @@ TEST(ClientConnection, FramesStayWithinTheDatagramLimitAndShareItFairly) {
     const OpenedPacket opened = open_packet(as_packet(frame), Direction::kServerToClient, s2c);
     ASSERT_EQ(opened.error, wire::ErrorCode::Ok);
     const wire::ServerFrame& f = *opened.inner_envelope()->message_as_ServerFrame();
-    ASSERT_NE(f.own(), nullptr);
-    EXPECT_EQ(f.own()->ground_brush(), std::int32_t(tick));
+    ASSERT_NE(f.own_packed(), nullptr);
+    BitReader own_bits({f.own_packed()->data(), f.own_packed()->size()});
+    const std::optional<wire::OwnState> own_read = read_own_state(own_bits);
+    ASSERT_TRUE(own_read.has_value());
+    EXPECT_EQ(own_read->ground_brush(), std::int32_t(tick));
     ASSERT_NE(f.snapshot()->block(), nullptr);
     const std::size_t block_bytes = f.snapshot()->block()->size();
     const std::size_t changed = entities_in_block(f);

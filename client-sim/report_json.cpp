@@ -179,6 +179,14 @@ std::string report_json(const SimReport& r) {
   w.value("up", json_number(r.bandwidth_up_kbps));
   w.value("down", json_number(r.bandwidth_down_kbps));
   w.close('}');
+  w.open("bandwidth_split_kbps", '{');
+  for (const auto* split : {&r.bandwidth_down_split_kbps, &r.bandwidth_up_split_kbps}) {
+    w.open(split == &r.bandwidth_down_split_kbps ? "down" : "up", '{');
+    for (const auto& [kind, kbps] : *split)
+      w.value(kind, json_number(kbps));
+    w.close('}');
+  }
+  w.close('}');
   w.value("packet_loss_down", json_number(r.packet_loss_down));
   w.value("events_delivered", json_number(r.events_delivered));
   w.value("events_lost", json_number(r.events_lost));

@@ -150,16 +150,24 @@ void SimClient::on_datagram(std::span<const std::uint8_t> datagram, double now) 
       if (newest && c.snapshots_received > snapshots_before && c.snapshots_skipped == skipped_before &&
           session_.latest_snapshot_tick() <= last_snapshot_tick_)
         ++stats_.snapshot_tick_regressions;
-      // Events that arrived ahead of a hole are held by the session, not delivered: read how far this
-      // frame went. Only then, so a healthy stream costs no second decryption.
+      // The bandwidth split reads what the frame carried (a second decryption: the session keeps no
+      // plaintext). Events that arrived ahead of a hole are held by the session, not delivered: read how
+      // far this frame went.
+      const OpenedPacket opened =
+          open_packet(*packet, Direction::kServerToClient, session_.token().server_to_client);
+      const wire::ServerFrame* frame =
+          opened.error == wire::ErrorCode::Ok ? opened.inner_envelope()->message_as_ServerFrame() : nullptr;
+      if (frame != nullptr) {
+        if (frame->snapshot() != nullptr && frame->snapshot()->block() != nullptr)
+          stats_.bytes_down_entity_block += frame->snapshot()->block()->size();
+        if (frame->own_packed() != nullptr) stats_.bytes_down_own_state += frame->own_packed()->size();
+        if (frame->events() != nullptr)
+          stats_.bytes_down_events += frame->events()->size() * sizeof(wire::ContactEvent);
+      }
       const ReceiverCounters& e = session_.event_counters();
       if (e.gaps != last_gaps_ || e.overflow != last_overflow_) {
         last_gaps_ = e.gaps;
         last_overflow_ = e.overflow;
-        const OpenedPacket opened =
-            open_packet(*packet, Direction::kServerToClient, session_.token().server_to_client);
-        const wire::ServerFrame* frame =
-            opened.error == wire::ErrorCode::Ok ? opened.inner_envelope()->message_as_ServerFrame() : nullptr;
         if (frame != nullptr && frame->events() != nullptr) {
           for (const wire::ContactEvent* event : *frame->events())
             stats_.events_highest_seen = std::max(stats_.events_highest_seen, event->sequence());
@@ -357,7 +365,13 @@ void SimClient::play(double now) {
   senses.level = &shared_.world->tree();
   const PlayerInput input = bot_.think(*shared_.nav, senses);
   movement_.predict(session_.last_command_sequence() + 1, input);
-  send(session_.send_command(input, double(last_snapshot_tick_), now), now);
+  std::vector<std::uint8_t> frame = session_.send_command(input, double(last_snapshot_tick_), now);
+  if (!frame.empty()) {
+    const std::uint64_t carried =
+        std::min<std::uint64_t>(session_.last_command_sequence(), kCommandsPerFrame);
+    stats_.bytes_up_commands += carried * sizeof(wire::InputCommand);
+  }
+  send(frame, now);
   ++stats_.commands_sent;
   ++shared_.totals->commands;
   if ((input.buttons & kButtonFire) != 0) shoot(now, input);

@@ -184,8 +184,25 @@ SimReport make_report(const SimOptions& options, const SimRunResult& run, const 
         ++timed_clients;
       }
       if (run.load_seconds > 0) {
-        up_kbps += static_cast<double>(c.bytes_up) * kBitsPerByte / kBitsPerKilobit / run.load_seconds;
-        down_kbps += static_cast<double>(c.bytes_down) * kBitsPerByte / kBitsPerKilobit / run.load_seconds;
+        const auto kbps = [&](std::uint64_t bytes) {
+          return static_cast<double>(bytes) * kBitsPerByte / kBitsPerKilobit / run.load_seconds;
+        };
+        up_kbps += kbps(c.bytes_up);
+        down_kbps += kbps(c.bytes_down);
+        const std::uint64_t ip_down = c.datagrams_down * kUdpIpv4HeaderBytes;
+        const std::uint64_t ip_up = c.datagrams_up * kUdpIpv4HeaderBytes;
+        const std::uint64_t content_down =
+            c.bytes_down_entity_block + c.bytes_down_own_state + c.bytes_down_events;
+        r.bandwidth_down_split_kbps["entity_block"] += kbps(c.bytes_down_entity_block);
+        r.bandwidth_down_split_kbps["own_state"] += kbps(c.bytes_down_own_state);
+        r.bandwidth_down_split_kbps["events"] += kbps(c.bytes_down_events);
+        r.bandwidth_down_split_kbps["framing_crypto"] +=
+            kbps(minus_or_zero(c.bytes_down, ip_down + content_down));
+        r.bandwidth_down_split_kbps["ip_udp"] += kbps(ip_down);
+        r.bandwidth_up_split_kbps["commands"] += kbps(c.bytes_up_commands);
+        r.bandwidth_up_split_kbps["framing_crypto"] +=
+            kbps(minus_or_zero(c.bytes_up, ip_up + c.bytes_up_commands));
+        r.bandwidth_up_split_kbps["ip_udp"] += kbps(ip_up);
       }
     }
     if (c.failed) {
@@ -216,6 +233,10 @@ SimReport make_report(const SimOptions& options, const SimRunResult& run, const 
   if (r.clients_connected > 0) {
     r.bandwidth_up_kbps = up_kbps / r.clients_connected;
     r.bandwidth_down_kbps = down_kbps / r.clients_connected;
+    for (auto* split : {&r.bandwidth_down_split_kbps, &r.bandwidth_up_split_kbps}) {
+      for (auto& [kind, kbps] : *split)
+        kbps /= r.clients_connected;
+    }
   }
   if (packets_sent > 0) {
     r.packet_loss_down =
@@ -373,7 +394,11 @@ std::string format_report_table(const SimReport& r) {
                       : fmt::format("{:.1f}", kbps);
   };
   out += row("up (kbit/s)", with_budget(r.bandwidth_up_kbps, r.bandwidth_up_budget_kbps));
+  for (const auto& [kind, kbps] : r.bandwidth_up_split_kbps)
+    out += row("  " + kind, fmt::format("{:.1f}", kbps));
   out += row("down (kbit/s)", with_budget(r.bandwidth_down_kbps, r.bandwidth_down_budget_kbps));
+  for (const auto& [kind, kbps] : r.bandwidth_down_split_kbps)
+    out += row("  " + kind, fmt::format("{:.1f}", kbps));
   out += row("packet loss down", fmt::format("{:.3f} %", r.packet_loss_down * kPercent));
   if (r.network != "none") {
     out += "\nnetwork conditions (shots over TCP are not conditioned)\n";

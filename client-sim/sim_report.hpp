@@ -74,6 +74,10 @@ struct SimReport {
   double bandwidth_down_kbps = 0;
   double bandwidth_up_budget_kbps = 0;  // the profile's up_kbit_per_client (0: none)
   double bandwidth_down_budget_kbps = 0;
+  // The same, split by what the bytes carried (per client, mean): "entity_block", "own_state",
+  // "events", "framing_crypto", "ip_udp" down; "commands", "framing_crypto", "ip_udp" up.
+  std::map<std::string, double> bandwidth_down_split_kbps;
+  std::map<std::string, double> bandwidth_up_split_kbps;
   double packet_loss_down = 0;  // fraction of server packets never received
   std::uint64_t events_delivered = 0;
   std::uint64_t events_lost = 0;
@@ -107,7 +111,8 @@ std::string format_report_table(const SimReport& report);
 std::string format_progress_line(const SimProgress& progress, const SimProgress& previous, double seconds);
 // Keys: clients, clients_connected, clients_failed, events_lost, input_ack_ms {p50,p95,p99,max},
 // movement_error {p50,p95,p99,p999,max},
-// rpc_ms {kind: {p50,p95,p99,max}}, bandwidth_kbps {up, down}, server_tick_ms {p50,p95,p99,max}, and the
+// rpc_ms {kind: {p50,p95,p99,max}}, bandwidth_kbps {up, down}, bandwidth_split_kbps {down: {kind: kbps},
+// up: {kind: kbps}}, server_tick_ms {p50,p95,p99,max}, and the
 // rest of SimReport's fields under their own names; budgets_met and budgets_missed. Non-finite numbers
 // are written as null.
 std::string report_json(const SimReport& report);

@@ -22,6 +22,13 @@ struct SimClientStats {
   std::uint64_t datagrams_down = 0;
   std::uint64_t bytes_up = 0;
   std::uint64_t bytes_down = 0;
+  // What the bytes carried (issue 15's split), content only: the snapshot's entity block, the own
+  // player's state and the contact events down; the input commands up. The rest of bytes_down/bytes_up
+  // less the IP/UDP headers is framing and crypto (packet header, tag, FlatBuffers tables, frame header).
+  std::uint64_t bytes_down_entity_block = 0;
+  std::uint64_t bytes_down_own_state = 0;
+  std::uint64_t bytes_down_events = 0;
+  std::uint64_t bytes_up_commands = 0;        // counted when sent to the link (before any --net loss)
   std::uint64_t server_sequence_max = 0;      // the newest server packet sequence seen
   std::uint64_t server_packets_received = 0;  // authentic server packets (for loss: 1 - received / max)
 

@@ -2,13 +2,16 @@
 // a connection's state (the stateful readers have their own targets: fuzz_packet, fuzz_rpc_handlers).
 // Promise: verify_envelope refuses with a typed reason or hands out an envelope every reader may walk;
 // each reader answers with an error value, never a crash, over any bytes that verify.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "fuzz/fuzz_support.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
+#include "protocol/own_state_codec.hpp"
 #include "protocol/packet.hpp"
 #include "protocol/reliable_events.hpp"
 #include "protocol/snapshot_delta.hpp"
@@ -67,6 +70,17 @@ void read_message(const Fixture& f, const wire::Envelope& envelope, int depth) {
     case wire::Message::ServerFrame: {
       const wire::ServerFrame& frame = *envelope.message_as_ServerFrame();
       if (frame.snapshot() != nullptr) check_applied(apply_delta(f.held, *frame.snapshot()));
+      if (const auto* packed = frame.own_packed()) {
+        // A decoded own state is the one encoding of itself: writing it back gives the same bytes.
+        BitReader in({packed->data(), packed->size()});
+        const std::optional<wire::OwnState> own = read_own_state(in);
+        if (own && in.finish() == BitReadError::kNone) {
+          BitWriter again;
+          write_own_state(again, *own);
+          require(std::equal(again.bytes().begin(), again.bytes().end(), packed->begin(), packed->end()),
+                  "own state: a decoded state re-encodes differently");
+        }
+      }
       if (frame.events() != nullptr) {
         ReliableEventReceiver receiver(64);
         for (const wire::ContactEvent* e : *frame.events())

@@ -1,9 +1,11 @@
 // Target: snapshot-delta apply against a held state, judged against an independent model (a std::map
 // from id to state). The held state comes from the input (strictly ascending, as a client holds it); the
-// delta arrives as a verified Snapshot table, either one the harness builds from fuzzed lists (so the
-// ordering checks are exercised, not the verifier) or raw bytes of a whole Envelope{ServerFrame}.
+// delta arrives as fuzzed lists (so the ordering checks are exercised), as a Snapshot whose entity block
+// the harness writes from well-formed fuzzed lists (the block must decode to exactly those lists), or
+// as raw bytes of a whole Envelope{ServerFrame} (its block is untrusted bits).
 // Promise: Malformed exactly when the lists are not strictly ascending or name an id both changed and
-// removed; otherwise the result is the baseline without the removed ids, with the changed ones set.
+// removed, or the block does not decode; otherwise the result is the baseline without the removed ids,
+// with the changed ones set.
 //
 // Input: u8 held_count | per held entity u8 id_step, 8 bytes state | u8 mode |
 //        mode bit 0 clear: u8 changed_count, each u16 id + 8 bytes state; u8 removed_count, each u16 id
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_support.hpp"
+#include "protocol/entity_block.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/snapshot_delta.hpp"
 
@@ -63,12 +66,14 @@ void check(std::span<const wire::EntityState> held, std::span<const wire::Entity
     require(same_entity_state(applied.state[i++], e), "apply_delta: an entity differs from the model");
 }
 
-std::vector<std::uint8_t> server_frame(const std::vector<wire::EntityState>& changed,
+std::vector<std::uint8_t> server_frame(std::span<const wire::EntityState> held,
+                                       const std::vector<wire::EntityState>& changed,
                                        const std::vector<std::uint32_t>& removed) {
   flatbuffers::FlatBufferBuilder fbb;
-  const auto c = fbb.CreateVectorOfStructs(changed);
-  const auto r = fbb.CreateVector(removed);
-  const auto snapshot = wire::CreateSnapshot(fbb, 2, 1, 1, c, r, true);
+  BitWriter w;
+  write_entity_block(w, held, changed, removed);
+  const auto block = fbb.CreateVector(w.bytes().data(), w.bytes().size());
+  const auto snapshot = wire::CreateSnapshot(fbb, 2, 1, 1, true, block);
   const auto frame = wire::CreateServerFrame(fbb, 2, 0, snapshot);
   finish_envelope(fbb, wire::Message::ServerFrame, frame.Union());
   return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
@@ -80,12 +85,34 @@ void apply_frame(std::span<const wire::EntityState> held, std::span<const std::u
   const auto* frame = view.envelope->message_as_ServerFrame();
   if (frame == nullptr || frame->snapshot() == nullptr) return;
   const wire::Snapshot& s = *frame->snapshot();
-  std::span<const wire::EntityState> changed;
-  std::span<const std::uint32_t> removed;
-  if (s.changed() != nullptr)
-    changed = {reinterpret_cast<const wire::EntityState*>(s.changed()->Data()), s.changed()->size()};
-  if (s.removed() != nullptr) removed = {s.removed()->data(), s.removed()->size()};
-  check(held, changed, removed, apply_delta(held, s));
+  const AppliedDelta applied = apply_delta(held, s);
+  if (s.block() == nullptr) {
+    require(applied.error == wire::ErrorCode::Malformed, "apply_delta: accepted a snapshot without a block");
+    return;
+  }
+  BitReader in({s.block()->data(), s.block()->size()});
+  const DecodedEntityBlock decoded = read_entity_block(in, held);
+  if (decoded.error != wire::ErrorCode::Ok || in.finish() != BitReadError::kNone) {
+    require(applied.error == wire::ErrorCode::Malformed,
+            "apply_delta: accepted a block that does not decode");
+    return;
+  }
+  check(held, decoded.changed, decoded.removed, applied);
+}
+
+// A block written from well-formed lists reads back as exactly those lists, in exactly its bits.
+void round_trip(std::span<const wire::EntityState> held, const std::vector<wire::EntityState>& changed,
+                const std::vector<std::uint32_t>& removed) {
+  BitWriter w;
+  write_entity_block(w, held, changed, removed);
+  BitReader in(w.bytes());
+  const DecodedEntityBlock decoded = read_entity_block(in, held);
+  require(decoded.error == wire::ErrorCode::Ok && in.finish() == BitReadError::kNone,
+          "entity block: a written block does not read back");
+  require(decoded.removed == removed, "entity block: removed ids differ after a round trip");
+  require(decoded.changed.size() == changed.size(), "entity block: changed count differs");
+  for (std::size_t i = 0; i < changed.size(); ++i)
+    require(same_entity_state(decoded.changed[i], changed[i]), "entity block: a changed entity differs");
 }
 
 }  // namespace
@@ -114,7 +141,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::uint32_t> removed;
   for (int n = in.u8() % 65; n > 0; --n)
     removed.push_back(in.u16() % 600);
-  check(held, changed, removed, apply_delta(held, changed, removed));
-  apply_frame(held, server_frame(changed, removed));
+  const AppliedDelta applied = apply_delta(held, changed, removed);
+  check(held, changed, removed, applied);
+  // Only well-formed lists have a block (gaps cannot express a descending id).
+  if (applied.error == wire::ErrorCode::Ok) {
+    round_trip(held, changed, removed);
+    apply_frame(held, server_frame(held, changed, removed));
+  }
   return 0;
 }

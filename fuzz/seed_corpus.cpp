@@ -16,6 +16,7 @@
 
 #include "fuzz/fuzz_support.hpp"
 #include "protocol/client_session.hpp"
+#include "protocol/entity_block.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
 #include "protocol/packet.hpp"
@@ -71,9 +72,10 @@ Bytes server_frame_inner() {
   const wire::EntityState changed[] = {wire::EntityState(1, 0, 0, 100, wire::QuantizedVec(16, 32, 0)),
                                        wire::EntityState(4, 2, 1, 9000, wire::QuantizedVec(-160, 8, 64))};
   const std::uint32_t removed[] = {3};
-  const auto c = fbb.CreateVectorOfStructs(changed, 2);
-  const auto r = fbb.CreateVector(removed, 1);
-  const auto snapshot = wire::CreateSnapshot(fbb, 2, 0, 1, c, r, true);
+  BitWriter block;
+  write_entity_block(block, {}, changed, removed);  // against the empty baseline (baseline_tick 0)
+  const auto b = fbb.CreateVector(block.bytes().data(), block.bytes().size());
+  const auto snapshot = wire::CreateSnapshot(fbb, 2, 0, 1, true, b);
   const wire::Vec3f point(8, 0, 0), up(0, 0, 1);
   const wire::ContactEvent events[] = {
       wire::ContactEvent(1, 2, 0.5f, 0, 0, 3, 1, 0, 4, point, up, 0, 320),

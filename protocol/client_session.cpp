@@ -4,6 +4,7 @@
 
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
+#include "protocol/own_state_codec.hpp"
 #include "protocol/packet.hpp"
 
 namespace shiftcast {
@@ -168,7 +169,16 @@ wire::ErrorCode ClientSession::on_packet(const wire::Packet& packet, double now)
 }
 
 bool ClientSession::on_server_frame(const wire::ServerFrame& frame, double now, wire::ErrorCode& error) {
-  on_input_ack(frame.input_ack(), frame.own(), now);
+  std::optional<wire::OwnState> own;
+  if (const auto* packed = frame.own_packed()) {
+    BitReader in({packed->data(), packed->size()});
+    own = read_own_state(in);
+    if (!own || in.finish() != BitReadError::kNone) {
+      error = wire::ErrorCode::Malformed;  // nothing of the frame is used
+      return false;
+    }
+  }
+  on_input_ack(frame.input_ack(), own ? &*own : nullptr, now);
   if (const auto* events = frame.events()) {
     receiver_.receive({reinterpret_cast<const wire::ContactEvent*>(events->Data()), events->size()});
   }

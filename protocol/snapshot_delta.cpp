@@ -6,6 +6,8 @@
 #include <limits>
 #include <numbers>
 
+#include "protocol/entity_block.hpp"
+
 namespace shiftcast {
 namespace {
 
@@ -87,69 +89,109 @@ bool same_entity_state(const wire::EntityState& a, const wire::EntityState& b) {
 }
 
 void encode_delta_into(std::span<const wire::EntityState> baseline, std::span<const wire::EntityState> world,
-                       const DeltaPriority& priority, std::size_t byte_budget, SnapshotDelta& delta) {
-  // Every difference goes straight into the delta's lists (their capacity kept from the last call);
-  // only a delta over budget then drops some.
+                       const DeltaPriority& priority, std::size_t bit_budget, SnapshotDelta& delta) {
+  // Every difference goes straight into the delta's lists (their capacity kept from the last call), with
+  // its cost against its baseline entry; only a delta over budget then drops some.
   std::vector<wire::EntityState>& candidates = delta.changed;
   std::vector<std::uint32_t>& gone = delta.removed;
+  std::vector<std::size_t>& entry_bits = delta.entry_bits;
   candidates.clear();
   gone.clear();
+  entry_bits.clear();
   delta.result.clear();
   std::size_t i = 0, j = 0;
   while (i < baseline.size() || j < world.size()) {
     if (j == world.size() || (i < baseline.size() && baseline[i].id() < world[j].id())) {
       gone.push_back(baseline[i++].id());
     } else if (i == baseline.size() || world[j].id() < baseline[i].id()) {
+      entry_bits.push_back(entity_entry_bits(nullptr, world[j]));
       candidates.push_back(world[j++]);
     } else {
-      if (!same_entity_state(baseline[i], world[j])) candidates.push_back(world[j]);
+      if (!same_entity_state(baseline[i], world[j])) {
+        entry_bits.push_back(entity_entry_bits(&baseline[i], world[j]));
+        candidates.push_back(world[j]);
+      }
       ++i;
       ++j;
     }
   }
 
-  std::size_t budget = byte_budget;
-  const std::size_t removed_count = std::min(gone.size(), budget / kRemovedIdBytes);
-  budget -= removed_count * kRemovedIdBytes;
-  const std::size_t changed_count = std::min(candidates.size(), budget / kEntityStateBytes);
-  delta.complete = removed_count == gone.size() && changed_count == candidates.size();
-  gone.resize(removed_count);
+  std::size_t total = count_bits(gone.size()) + count_bits(candidates.size());
+  std::int64_t previous = -1;
+  for (const std::uint32_t id : gone) {
+    total += id_gap_bits(previous, id);
+    previous = id;
+  }
+  previous = -1;
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    total += id_gap_bits(previous, candidates[c].id()) + entry_bits[c];
+    previous = candidates[c].id();
+  }
+  delta.complete = total <= bit_budget;
+  delta.bits = total;
   if (delta.complete) return;
 
-  if (changed_count < candidates.size()) {
-    struct Ranked {
-      bool other;  // not the client's own entity
-      double distance_squared;
-      std::uint32_t id;
-      std::size_t index;
-      bool operator<(const Ranked& r) const {
-        if (other != r.other) return !other;
-        if (distance_squared != r.distance_squared) return distance_squared < r.distance_squared;
-        return id < r.id;
-      }
-    };
-    std::vector<Ranked> ranked;
-    ranked.reserve(candidates.size());
-    for (std::size_t c = 0; c < candidates.size(); ++c) {
-      const wire::QuantizedVec& p = candidates[c].position();
-      // int64 differences are exact; their squares in double only order entities, never go on the wire.
-      const auto dx = static_cast<double>(std::int64_t{p.x()} - priority.focus.x());
-      const auto dy = static_cast<double>(std::int64_t{p.y()} - priority.focus.y());
-      const auto dz = static_cast<double>(std::int64_t{p.z()} - priority.focus.z());
-      ranked.push_back(
-          {candidates[c].id() != priority.own_entity, dx * dx + dy * dy + dz * dz, candidates[c].id(), c});
-    }
-    std::nth_element(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(changed_count),
-                     ranked.end());
-    ranked.resize(changed_count);
-    // Back to id order (candidates are ascending, so ascending index is ascending id); each kept entry
-    // moves down to its place, never past one still to be read.
-    std::sort(ranked.begin(), ranked.end(),
-              [](const Ranked& a, const Ranked& b) { return a.index < b.index; });
-    for (std::size_t k = 0; k < ranked.size(); ++k)
-      candidates[k] = candidates[ranked[k].index];
-    candidates.resize(changed_count);
+  // Removed ids first, ascending, while they fit (the counts priced at their final values as they grow).
+  std::size_t used = 2 * count_bits(0);
+  std::size_t removed_count = 0;
+  previous = -1;
+  for (; removed_count < gone.size(); ++removed_count) {
+    const std::uint32_t id = gone[removed_count];
+    const std::size_t cost =
+        id_gap_bits(previous, id) + count_bits(removed_count + 1) - count_bits(removed_count);
+    if (used + cost > bit_budget) break;
+    used += cost;
+    previous = id;
   }
+  gone.resize(removed_count);
+
+  struct Ranked {
+    bool other;  // not the client's own entity
+    double distance_squared;
+    std::uint32_t id;
+    std::size_t index;
+    bool operator<(const Ranked& r) const {
+      if (other != r.other) return !other;
+      if (distance_squared != r.distance_squared) return distance_squared < r.distance_squared;
+      return id < r.id;
+    }
+  };
+  std::vector<Ranked> ranked;
+  ranked.reserve(candidates.size());
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    const wire::QuantizedVec& p = candidates[c].position();
+    // int64 differences are exact; their squares in double only order entities, never go on the wire.
+    const auto dx = static_cast<double>(std::int64_t{p.x()} - priority.focus.x());
+    const auto dy = static_cast<double>(std::int64_t{p.y()} - priority.focus.y());
+    const auto dz = static_cast<double>(std::int64_t{p.z()} - priority.focus.z());
+    ranked.push_back(
+        {candidates[c].id() != priority.own_entity, dx * dx + dy * dy + dz * dz, candidates[c].id(), c});
+  }
+  std::sort(ranked.begin(), ranked.end());
+  // In priority order until the first that does not fit. An entry's id gap depends on its neighbours
+  // among those taken: taking it costs its own gap and entry, and turns its successor's gap (from the
+  // predecessor) into a gap from it.
+  std::vector<std::uint32_t> taken;  // ascending ids
+  std::size_t kept = 0;
+  for (; kept < ranked.size(); ++kept) {
+    const std::uint32_t id = ranked[kept].id;
+    const auto at = std::lower_bound(taken.begin(), taken.end(), id);
+    const std::int64_t before = at == taken.begin() ? -1 : std::int64_t{*(at - 1)};
+    std::size_t cost =
+        entry_bits[ranked[kept].index] + id_gap_bits(before, id) + count_bits(kept + 1) - count_bits(kept);
+    if (at != taken.end()) cost = cost + id_gap_bits(id, *at) - id_gap_bits(before, *at);
+    if (used + cost > bit_budget) break;
+    used += cost;
+    taken.insert(at, id);
+  }
+  delta.bits = used;
+  ranked.resize(kept);
+  // Back to id order (candidates are ascending, so ascending index is ascending id); each kept entry
+  // moves down to its place, never past one still to be read.
+  std::sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) { return a.index < b.index; });
+  for (std::size_t k = 0; k < ranked.size(); ++k)
+    candidates[k] = candidates[ranked[k].index];
+  candidates.resize(kept);
   delta.result = merge(baseline, delta.changed, delta.removed);
 }
 
@@ -184,14 +226,19 @@ AppliedDelta apply_delta(std::span<const wire::EntityState> baseline,
 }
 
 AppliedDelta apply_delta(std::span<const wire::EntityState> baseline, const wire::Snapshot& snapshot) {
-  std::span<const wire::EntityState> changed;
-  std::span<const std::uint32_t> removed;
-  if (const auto* c = snapshot.changed()) {
-    // A verified vector of structs is contiguous and aligned for the struct inside the buffer.
-    changed = {reinterpret_cast<const wire::EntityState*>(c->Data()), c->size()};
+  AppliedDelta applied;
+  const auto* block = snapshot.block();
+  if (block == nullptr) {
+    applied.error = wire::ErrorCode::Malformed;
+    return applied;
   }
-  if (const auto* r = snapshot.removed()) removed = {r->data(), r->size()};
-  return apply_delta(baseline, changed, removed);
+  BitReader in({block->data(), block->size()});
+  DecodedEntityBlock decoded = read_entity_block(in, baseline);
+  if (decoded.error != wire::ErrorCode::Ok || in.finish() != BitReadError::kNone) {
+    applied.error = wire::ErrorCode::Malformed;
+    return applied;
+  }
+  return apply_delta(baseline, decoded.changed, decoded.removed);
 }
 
 }  // namespace shiftcast

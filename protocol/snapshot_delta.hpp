@@ -5,8 +5,9 @@
 // it holds for that baseline tick. Both ends agree bit for bit, so deltas never drift, even when a
 // datagram cannot hold every change (the entries left out keep their baseline values and follow later).
 //
-//   SnapshotDelta d = encode_delta(acked_state, world_states, {own_entity, focus}, byte_budget);
-//   ... put d.changed / d.removed / d.complete in a wire::Snapshot, remember d.result for its tick ...
+//   SnapshotDelta d = encode_delta(acked_state, world_states, {own_entity, focus}, bit_budget);
+//   write_entity_block(writer, acked_state, d.changed, d.removed);   // Snapshot.block (entity_block.hpp)
+//   ... d.complete in the wire::Snapshot, remember d.result for its tick ...
 //   AppliedDelta a = apply_delta(held_state_for_baseline_tick, *snapshot);      // client
 //   if (a.error == wire::ErrorCode::Ok) hold(snapshot->tick(), std::move(a.state));
 //
@@ -28,9 +29,6 @@ namespace shiftcast {
 // A client's copy of one snapshot: ascending by id, ids unique.
 using SnapshotState = std::vector<wire::EntityState>;
 
-// What one entry costs inside the Snapshot's vectors (the vectors' own length words are framing).
-inline constexpr std::size_t kEntityStateBytes = sizeof(wire::EntityState);
-inline constexpr std::size_t kRemovedIdBytes = sizeof(std::uint32_t);
 
 // EntityState.flags bits.
 inline constexpr std::uint8_t kEntityFlagAsleep = 1u << 0;
@@ -60,19 +58,22 @@ struct SnapshotDelta {
   std::vector<std::uint32_t> removed;      // ascending: in the baseline, gone from the world
   bool complete = true;                    // everything that differs was sent
   SnapshotState result;                    // what the client holds after applying this delta
-  std::size_t bytes() const { return changed.size() * kEntityStateBytes + removed.size() * kRemovedIdBytes; }
+  std::size_t bits = 0;                    // the entity block's exact size (write_entity_block)
+  std::vector<std::size_t> entry_bits;     // scratch: each difference's cost after its id
 };
 
-// `baseline` and `world` ascending by id with unique ids. Removed ids go first (they are cheap and
-// free the client of ghosts), then changed entries in priority order, as many as fit `byte_budget`.
+// `baseline` and `world` ascending by id with unique ids. The budget is in bits of the entity block
+// (entity_block.hpp), counted exactly: removed ids go first (they are cheap and free the client of
+// ghosts), as many as fit in ascending order, then changed entries in priority order until the first
+// that does not fit. The block's two counts are always written (kMinEntityBlockBits), whatever the budget.
 SnapshotDelta encode_delta(std::span<const wire::EntityState> baseline,
                            std::span<const wire::EntityState> world, const DeltaPriority& priority,
-                           std::size_t byte_budget);
+                           std::size_t bit_budget);
 // The same delta, into `out`, reusing its vectors' capacity (a server encodes one per client per
 // snapshot). A complete delta leaves `out.result` empty: the client then holds exactly `world`, which
 // the caller may share between clients instead of copying it.
 void encode_delta_into(std::span<const wire::EntityState> baseline, std::span<const wire::EntityState> world,
-                       const DeltaPriority& priority, std::size_t byte_budget, SnapshotDelta& out);
+                       const DeltaPriority& priority, std::size_t bit_budget, SnapshotDelta& out);
 
 struct AppliedDelta {
   wire::ErrorCode error =
@@ -84,6 +85,8 @@ struct AppliedDelta {
 // changed and removed), never trusted. A removed id the baseline does not hold is ignored.
 AppliedDelta apply_delta(std::span<const wire::EntityState> baseline,
                          std::span<const wire::EntityState> changed, std::span<const std::uint32_t> removed);
+// The snapshot's entity block decoded against `baseline` (Malformed also for a block that does not end
+// in its zero padding, or a snapshot without one).
 AppliedDelta apply_delta(std::span<const wire::EntityState> baseline, const wire::Snapshot& snapshot);
 
 }  // namespace shiftcast

@@ -4,7 +4,9 @@
 #include <cassert>
 #include <cmath>
 
+#include "protocol/entity_block.hpp"
 #include "protocol/envelope.hpp"
+#include "protocol/own_state_codec.hpp"
 #include "protocol/packet.hpp"
 
 namespace shiftcast {
@@ -158,6 +160,14 @@ std::vector<std::uint8_t> ClientConnection::seal(flatbuffers::FlatBufferBuilder&
   return datagram;
 }
 
+flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>> ClientConnection::pack_own(
+    flatbuffers::FlatBufferBuilder& fbb, const wire::OwnState* own) {
+  if (own == nullptr) return {};
+  own_writer_.clear();
+  write_own_state(own_writer_, *own);
+  return fbb.CreateVector(own_writer_.bytes().data(), own_writer_.bytes().size());
+}
+
 std::vector<std::uint8_t> ClientConnection::build_frame(std::uint64_t tick,
                                                         std::span<const wire::EntityState> world, Vec3 focus,
                                                         double now, const wire::OwnState* own) {
@@ -187,16 +197,14 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
     const bool use_baseline = baseline_tick_ != 0 && tick - baseline_tick_ < kSnapshotHistory;
     static const SnapshotState kEmpty;
     const DeltaPriority priority{params_.entity, quantize_position(wire::Vec3f(focus.x, focus.y, focus.z))};
-    encode_delta_into(use_baseline ? *baseline_ : kEmpty, *world, priority,
-                      kFramePayloadBytes - event_reserve, delta);
-    snapshot_bytes = delta.bytes();
-    const auto changed = delta.changed.empty()
-                             ? flatbuffers::Offset<flatbuffers::Vector<const wire::EntityState*>>()
-                             : fbb.CreateVectorOfStructs(delta.changed.data(), delta.changed.size());
-    const auto removed = delta.removed.empty() ? flatbuffers::Offset<flatbuffers::Vector<std::uint32_t>>()
-                                               : fbb.CreateVector(delta.removed);
+    const SnapshotState& baseline = use_baseline ? *baseline_ : kEmpty;
+    encode_delta_into(baseline, *world, priority, (kFramePayloadBytes - event_reserve) * 8, delta);
+    block_writer_.clear();
+    write_entity_block(block_writer_, baseline, delta.changed, delta.removed);
+    snapshot_bytes = block_writer_.byte_count();
+    const auto block = fbb.CreateVector(block_writer_.bytes().data(), block_writer_.bytes().size());
     snapshot_offset = wire::CreateSnapshot(fbb, tick, use_baseline ? baseline_tick_ : 0, params_.entity,
-                                           changed, removed, delta.complete);
+                                           delta.complete, block);
     ++counters_.snapshots_sent;
     if (!delta.complete) ++counters_.snapshots_incomplete;
   }
@@ -205,7 +213,8 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
                                  ? flatbuffers::Offset<flatbuffers::Vector<const wire::ContactEvent*>>()
                                  : fbb.CreateVectorOfStructs(events.data(), events.size());
   counters_.events_sent += events.size();
-  const auto body = wire::CreateServerFrame(fbb, tick, run_ack_, snapshot_offset, events_offset, own);
+  const auto body =
+      wire::CreateServerFrame(fbb, tick, run_ack_, snapshot_offset, events_offset, pack_own(fbb, own));
   input_ack_sent_ = run_ack_;
 
   const std::uint64_t sequence = tracker_.next_sequence();
@@ -238,7 +247,7 @@ std::vector<std::uint8_t> ClientConnection::build_input_ack(std::uint64_t tick, 
                                                             const wire::OwnState* own) {
   if (closed_) return {};
   flatbuffers::FlatBufferBuilder fbb(128);
-  const auto body = wire::CreateServerFrame(fbb, tick, run_ack_, {}, {}, own);
+  const auto body = wire::CreateServerFrame(fbb, tick, run_ack_, {}, {}, pack_own(fbb, own));
   input_ack_sent_ = run_ack_;
   return seal(fbb, wire::Message::ServerFrame, body.Union(), now);
 }

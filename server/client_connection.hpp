@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "collision/vec3.hpp"
+#include "protocol/bit_stream.hpp"
 #include "protocol/client_session.hpp"
 #include "protocol/crypto.hpp"
 #include "protocol/reliable_events.hpp"
@@ -146,7 +147,8 @@ class ClientConnection {
   // acknowledged, and one lost frame costs a whole snapshot period more (issue 13: at 5% loss the
   // input-to-ack p99 missed round trip + 3 ticks by that much).
   bool input_ack_due() const { return !closed_ && run_ack_ > input_ack_sent_; }
-  // With `own` (48 bytes) every acknowledgement lets the client correct its prediction exactly.
+  // With `own` (bit-packed, about 23 bytes) every acknowledgement lets the client correct its prediction
+  // exactly.
   std::vector<std::uint8_t> build_input_ack(std::uint64_t tick, double now,
                                             const wire::OwnState* own = nullptr);
   // The goodbye; closes the connection with `code` if it was still open. Send it a few times: the client
@@ -189,6 +191,9 @@ class ClientConnection {
   wire::ErrorCode on_client_frame(const wire::ClientFrame& frame);
   std::vector<std::uint8_t> seal(flatbuffers::FlatBufferBuilder& fbb, wire::Message type,
                                  flatbuffers::Offset<void> body, double now);
+  // ServerFrame.own_packed for `own` (none for null).
+  flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>> pack_own(flatbuffers::FlatBufferBuilder& fbb,
+                                                                  const wire::OwnState* own);
 
   ConnectionParams params_;
   ConnectionSettings settings_;
@@ -204,6 +209,8 @@ class ClientConnection {
   std::uint64_t baseline_tick_ = 0;          // the newest snapshot the client acknowledged (0: none)
   std::shared_ptr<const SnapshotState> baseline_;  // null until the first acknowledgement
   SnapshotDelta delta_;                            // scratch for build_frame, its capacity reused
+  BitWriter block_writer_;                         // scratch for build_frame: the entity block
+  BitWriter own_writer_;                           // scratch: the own state, bit-packed
   ScratchBuilder frame_builder_;                   // scratch for build_frame, its buffer reused
   std::uint64_t last_snapshot_tick_ = 0;
 

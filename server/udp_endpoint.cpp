@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 
 #include "protocol/envelope.hpp"
+#include "protocol/wire_constants.hpp"
 #include "server/match.hpp"
 
 namespace shiftcast {
@@ -119,9 +120,15 @@ void UdpEndpoint::handle_one(std::span<const std::uint8_t> datagram, const udp::
   services_.bytes_in->add(datagram.size());
   const EnvelopeView view = verify_envelope(datagram, kMaxDatagramBytes);
   if (view.error != wire::ErrorCode::Ok) {
-    // No reply: an unverifiable datagram may come from a spoofed address.
-    services_.rejections->reject(view.error, to_address(from),
-                                 "datagram of " + std::to_string(datagram.size()) + " bytes");
+    // No reply: an unverifiable datagram may come from a spoofed address. A well-formed Envelope of
+    // another version (verify_envelope checks the version only after the FlatBuffers verifier, so the
+    // field is safe to read) is most likely an old client: say which version it spoke.
+    const std::string detail = view.error == wire::ErrorCode::WrongVersion
+                                   ? "datagram of protocol version " +
+                                         std::to_string(wire::GetEnvelope(datagram.data())->version()) +
+                                         " (this server speaks " + std::to_string(kProtocolVersion) + ")"
+                                   : "datagram of " + std::to_string(datagram.size()) + " bytes";
+    services_.rejections->reject(view.error, to_address(from), detail);
     return;
   }
   const wire::Message type = view.envelope->message_type();

@@ -734,6 +734,51 @@ TEST(MakeReport, SimulatorCpuIsOverTheLoadPerConnectedClient) {
   EXPECT_EQ(empty.sim_cpu_percent_per_client, 0);  // no client connected: no per-client share
 }
 
+// The bandwidth split: each kind's bytes over the load seconds, per connected client; framing and crypto
+// is what remains of the datagrams after the IP/UDP headers and the content. Closed form: one client,
+// 10 s, 1,000 datagrams down of 500 bytes with 28 of headers each (so 472,000 of datagram), of which
+// 200,000 entity block, 48,000 own state, 64,000 events; 2,000 up of 100 (72 + 28), 80,000 commands.
+TEST(MakeReport, BandwidthSplitsByKindAndSumsToTheTotal) {
+  SimRunResult run;
+  run.load_seconds = 10;
+  SimClientStats c;
+  c.connected = true;
+  c.connected_seconds = 10;
+  c.datagrams_down = 1000;
+  c.bytes_down = 500000;
+  c.bytes_down_entity_block = 200000;
+  c.bytes_down_own_state = 48000;
+  c.bytes_down_events = 64000;
+  c.datagrams_up = 2000;
+  c.bytes_up = 200000;
+  c.bytes_up_commands = 80000;
+  run.clients.push_back(c);
+  const SimReport r = make_report(report_options(), run, kBefore, kAfter);
+  const auto kbps = [](double bytes) { return bytes * 8 / 1000 / 10; };
+  const std::map<std::string, double> down = {{"entity_block", kbps(200000)},
+                                              {"own_state", kbps(48000)},
+                                              {"events", kbps(64000)},
+                                              {"framing_crypto", kbps(160000)},
+                                              {"ip_udp", kbps(28000)}};
+  const std::map<std::string, double> up = {
+      {"commands", kbps(80000)}, {"framing_crypto", kbps(64000)}, {"ip_udp", kbps(56000)}};
+  EXPECT_EQ(r.bandwidth_down_split_kbps, down);
+  EXPECT_EQ(r.bandwidth_up_split_kbps, up);
+  double down_sum = 0, up_sum = 0;
+  for (const auto& [kind, v] : r.bandwidth_down_split_kbps)
+    down_sum += v;
+  for (const auto& [kind, v] : r.bandwidth_up_split_kbps)
+    up_sum += v;
+  EXPECT_DOUBLE_EQ(down_sum, r.bandwidth_down_kbps);
+  EXPECT_DOUBLE_EQ(up_sum, r.bandwidth_up_kbps);
+  const Json j = JsonReader(report_json(r)).document();
+  EXPECT_EQ(j["bandwidth_split_kbps"]["down"]["entity_block"].number, kbps(200000));
+  EXPECT_EQ(j["bandwidth_split_kbps"]["up"]["commands"].number, kbps(80000));
+  const std::string text = format_report_table(r);
+  EXPECT_NE(text.find("entity_block"), std::string::npos);
+  EXPECT_NE(text.find("framing_crypto"), std::string::npos);
+}
+
 // ---- Output ---------------------------------------------------------------------------------------
 
 TEST(ReportJson, HasEveryRequiredKeyWithTheReportsValues) {

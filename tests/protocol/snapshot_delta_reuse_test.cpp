@@ -9,6 +9,7 @@
 #include <map>
 #include <random>
 
+#include "protocol/entity_block.hpp"
 #include "protocol/snapshot_delta.hpp"
 
 namespace shiftcast {
@@ -56,13 +57,14 @@ TEST(SnapshotDelta, EncodeIntoAReusedScratchMatchesEncodeAndTheOracle) {
     const SnapshotState world = random_state(rng, 60);
     const DeltaPriority priority{1 + std::uint32_t(rng() % 60),
                                  wire::QuantizedVec(std::int32_t(rng() % 3), 0, 0)};
-    const std::size_t budget = rng() % 4 == 0 ? 4096 : rng() % 600;
+    const std::size_t budget = rng() % 4 == 0 ? 32768 : kMinEntityBlockBits + rng() % 600;
     const SnapshotDelta fresh = encode_delta(baseline, world, priority, budget);
     encode_delta_into(baseline, world, priority, budget, scratch);
     ASSERT_TRUE(same(scratch.changed, fresh.changed)) << round;
     ASSERT_EQ(scratch.removed, fresh.removed) << round;
     ASSERT_EQ(scratch.complete, fresh.complete) << round;
-    ASSERT_LE(scratch.bytes(), budget);
+    ASSERT_LE(scratch.bits, budget);
+    ASSERT_EQ(scratch.bits, fresh.bits);
     const SnapshotState held = applied_by_map(baseline, scratch);
     if (scratch.complete) {
       ++complete;

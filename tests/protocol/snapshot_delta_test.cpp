@@ -1,6 +1,7 @@
 // Snapshot quantization against closed forms, and delta encoding against a brute-force oracle: a server
 // and a client exchanging deltas over random worlds with random budgets and lost datagrams and acks.
 #include "protocol/snapshot_delta.hpp"
+#include "protocol/entity_block.hpp"
 #include "tests/support/seeded_random.hpp"
 
 #include <gtest/gtest.h>
@@ -95,7 +96,10 @@ TEST(SnapshotDelta, SendsOnlyWhatChangedAndRemovedIds) {
   EXPECT_EQ(d.removed, std::vector<std::uint32_t>{4});
   EXPECT_TRUE(d.complete);
   EXPECT_TRUE(same_states(d.result, world));
-  EXPECT_EQ(d.bytes(), 2 * 20u + 4u);
+  // By hand from the layout: removed count 1 (6 bits), id 4 as gap 4 (3-bit tier: 2 + 3 bits); changed
+  // count 2 (6), id 2 as gap 2 (5), change bits 001 then kind 0 (1 + 2) and flags 1 (1 + 1): 3 + 5;
+  // id 3 as gap 0 (1), new: kind 0 (3), flags 0 (2), yaw (16), 9 quanta three times (1 + 10 each).
+  EXPECT_EQ(d.bits, (6 + 5) + 6 + (5 + 3 + 3 + 2) + (1 + 3 + 2 + 16 + 3 * 11));
 }
 
 TEST(SnapshotDelta, RemovedIdsFitFirstThenOwnEntityThenNearest) {
@@ -106,7 +110,13 @@ TEST(SnapshotDelta, RemovedIdsFitFirstThenOwnEntityThenNearest) {
   for (std::uint32_t id = 4; id <= 10; ++id)
     world.push_back(make_state(id, (id - 3) * 100, 0, 0));
   const DeltaPriority priority{9, wire::QuantizedVec(0, 0, 0)};
-  const SnapshotDelta d = encode_delta(baseline, world, priority, 3 * 4 + 3 * 20 + 19);
+  // Removed 1, 2, 3: count (6) and gaps 1, 0, 0 (3 + 1 + 1); the changed count (6); then each moved
+  // entity: a gap and 3 change bits and the x delta (id - 3) * 100 quanta (zig-zag 200 .. 1400: 9 or 13
+  // bits and its selector) and two zero deltas (1 each). Own 9 (gap 8: 5 + 3 + 3 + 17 + 2 = 30 with
+  // 1400 -> 13 bits: 4 + 13), then 4 (gap 3: 5 + 3 + 12 + 2 = 22) and 5 (gap 0: 1 + 3 + 12 + 2 = 18,
+  // and 9's gap from 5 is 3: 5 bits, no change): 6 + 5 + 6 + 30 + 22 + 18 = 87; 6 (another 18) does not
+  // fit 90.
+  const SnapshotDelta d = encode_delta(baseline, world, priority, 90);
   EXPECT_EQ(d.removed, (std::vector<std::uint32_t>{1, 2, 3}));
   ASSERT_EQ(d.changed.size(), 3u);  // own 9, then 4 and 5, the nearest; in id order
   EXPECT_EQ(d.changed[0].id(), 4u);
@@ -117,7 +127,7 @@ TEST(SnapshotDelta, RemovedIdsFitFirstThenOwnEntityThenNearest) {
   ASSERT_EQ(d.result.size(), 7u);
   EXPECT_TRUE(same_entity_state(d.result[2], baseline[5]));  // id 6, unchanged at the baseline
 
-  const SnapshotDelta tiny = encode_delta(baseline, world, priority, 9);  // room for two ids only
+  const SnapshotDelta tiny = encode_delta(baseline, world, priority, 6 + 5 + 1 + 6);  // room for two ids only
   EXPECT_EQ(tiny.removed, (std::vector<std::uint32_t>{1, 2}));
   EXPECT_TRUE(tiny.changed.empty());
   EXPECT_FALSE(tiny.complete);
@@ -144,9 +154,10 @@ TEST(SnapshotDelta, ApplyReadsAVerifiedSnapshotTable) {
   const SnapshotState changed{make_state(2, -3, 4, 5, 77), make_state(8, 1, 2, 3)};
   const std::vector<std::uint32_t> removed{1};
   flatbuffers::FlatBufferBuilder fbb;
-  const auto c = fbb.CreateVectorOfStructs(changed.data(), changed.size());
-  const auto r = fbb.CreateVector(removed);
-  fbb.Finish(wire::CreateSnapshot(fbb, 10, 9, 2, c, r, true));
+  BitWriter w;
+  write_entity_block(w, baseline, changed, removed);
+  const auto block = fbb.CreateVector(w.bytes().data(), w.bytes().size());
+  fbb.Finish(wire::CreateSnapshot(fbb, 10, 9, 2, true, block));
   flatbuffers::Verifier verifier(fbb.GetBufferPointer(), fbb.GetSize());
   ASSERT_TRUE(verifier.VerifyBuffer<wire::Snapshot>(nullptr));
   const auto* snapshot = flatbuffers::GetRoot<wire::Snapshot>(fbb.GetBufferPointer());
@@ -156,11 +167,32 @@ TEST(SnapshotDelta, ApplyReadsAVerifiedSnapshotTable) {
 }
 
 // The oracle for which entries a budget-limited delta carries: every differing entry ranked by brute
-// force (own entity, squared distance in exact 64-bit integers, id), the first budget/20 of them. The
-// test worlds stay within +-2^20 quanta, so the squares cannot overflow.
-std::set<std::uint32_t> oracle_chosen(const SnapshotState& baseline, const SnapshotState& world,
-                                      const DeltaPriority& p, std::size_t slots) {
+// force (own entity, squared distance in exact 64-bit integers, id); the removed ids, ascending, as many
+// as the written block of them alone fits; then the longest prefix of the ranking whose written block
+// (measured by writing it, not by the encoder's cost sums) fits. The test worlds stay within +-2^20
+// quanta, so the squares cannot overflow.
+struct OracleChoice {
+  std::vector<std::uint32_t> removed;
+  std::set<std::uint32_t> changed;
+};
+std::size_t written_bits(const SnapshotState& baseline, const std::set<std::uint32_t>& ids,
+                         const SnapshotState& world, const std::vector<std::uint32_t>& removed) {
+  SnapshotState changed;
+  for (const auto& w : world) {
+    if (ids.contains(w.id())) changed.push_back(w);
+  }
+  BitWriter out;
+  write_entity_block(out, baseline, changed, removed);
+  return out.bit_count();
+}
+OracleChoice oracle_chosen(const SnapshotState& baseline, const SnapshotState& world, const DeltaPriority& p,
+                           std::size_t budget) {
   std::vector<std::tuple<int, std::int64_t, std::uint32_t>> ranked;
+  std::vector<std::uint32_t> gone;
+  for (const auto& b : baseline) {
+    if (std::none_of(world.begin(), world.end(), [&](const auto& w) { return w.id() == b.id(); }))
+      gone.push_back(b.id());
+  }
   for (const auto& w : world) {
     const auto it =
         std::find_if(baseline.begin(), baseline.end(), [&](const auto& b) { return b.id() == w.id(); });
@@ -171,10 +203,36 @@ std::set<std::uint32_t> oracle_chosen(const SnapshotState& baseline, const Snaps
     ranked.emplace_back(w.id() == p.own_entity ? 0 : 1, dx * dx + dy * dy + dz * dz, w.id());
   }
   std::sort(ranked.begin(), ranked.end());
-  std::set<std::uint32_t> chosen;
-  for (std::size_t i = 0; i < std::min(slots, ranked.size()); ++i)
-    chosen.insert(std::get<2>(ranked[i]));
-  return chosen;
+  OracleChoice choice;
+  const auto prefix = [&](std::size_t k) {
+    std::set<std::uint32_t> ids;
+    for (std::size_t i = 0; i < k; ++i)
+      ids.insert(std::get<2>(ranked[i]));
+    return ids;
+  };
+  if (written_bits(baseline, prefix(ranked.size()), world, gone) <= budget) {
+    choice.removed = gone;
+    choice.changed = prefix(ranked.size());
+    return choice;
+  }
+  std::size_t r = 0;
+  while (r < gone.size() &&
+         written_bits(baseline, {}, world, std::vector<std::uint32_t>(gone.begin(), gone.begin() + r + 1)) <=
+             budget)
+    ++r;
+  choice.removed.assign(gone.begin(), gone.begin() + r);
+  // The written size grows with every entry taken: the longest fitting prefix by bisection.
+  std::size_t lo = 0, hi = ranked.size();
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi + 1) / 2;
+    if (written_bits(baseline, prefix(mid), world, choice.removed) <= budget) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  choice.changed = prefix(lo);
+  return choice;
 }
 
 struct RandomWorld {
@@ -233,7 +291,7 @@ TEST(SnapshotDelta, ClientRebuildsExactlyWhatTheServerRecordedUnderLossAndBudget
     RandomWorld world(100 + seed, 120);
     std::mt19937 rng(seed);
     UniformReal<double> u(0, 1);
-    UniformInt<std::size_t> budget(0, 3000);
+    UniformInt<std::size_t> budget(kMinEntityBlockBits, 6000);
     std::map<std::uint64_t, SnapshotState> server_sent;  // tick -> the state the client will hold
     std::map<std::uint64_t, SnapshotState> client_held;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> acks_in_flight;  // (arrival tick, acked tick)
@@ -259,13 +317,16 @@ TEST(SnapshotDelta, ClientRebuildsExactlyWhatTheServerRecordedUnderLossAndBudget
       const std::size_t limit = budget(rng);
       const SnapshotDelta d = encode_delta(baseline, now, priority, limit);
 
-      ASSERT_LE(d.bytes(), limit);
-      const std::size_t slots = (limit - d.removed.size() * kRemovedIdBytes) / kEntityStateBytes;
-      const auto expected = oracle_chosen(baseline, now, priority, slots);
+      ASSERT_LE(d.bits, limit);
+      const OracleChoice expected = oracle_chosen(baseline, now, priority, limit);
       std::set<std::uint32_t> got;
       for (const auto& e : d.changed)
         got.insert(e.id());
-      ASSERT_EQ(got, expected) << "tick " << tick;
+      ASSERT_EQ(got, expected.changed) << "tick " << tick;
+      ASSERT_EQ(d.removed, expected.removed) << "tick " << tick;
+      BitWriter block;
+      write_entity_block(block, baseline, d.changed, d.removed);
+      ASSERT_EQ(block.bit_count(), d.bits) << "tick " << tick;
       if (d.complete) {
         ASSERT_TRUE(same_states(d.result, now));
         ++complete;
@@ -279,7 +340,14 @@ TEST(SnapshotDelta, ClientRebuildsExactlyWhatTheServerRecordedUnderLossAndBudget
       const SnapshotState client_empty;
       const auto held = client_held.find(use ? server_baseline : 0);
       ASSERT_TRUE(!use || held != client_held.end()) << "the server encoded against a state never delivered";
-      const AppliedDelta a = apply_delta(use ? held->second : client_empty, d.changed, d.removed);
+      // The client decodes the block's bytes against the state it holds.
+      const std::vector<std::uint8_t> bytes(block.bytes().begin(), block.bytes().end());
+      BitReader in(bytes);
+      const SnapshotState& held_state = use ? held->second : client_empty;
+      const DecodedEntityBlock decoded = read_entity_block(in, held_state);
+      ASSERT_EQ(decoded.error, wire::ErrorCode::Ok);
+      ASSERT_EQ(in.finish(), BitReadError::kNone);
+      const AppliedDelta a = apply_delta(held_state, decoded.changed, decoded.removed);
       ASSERT_EQ(a.error, wire::ErrorCode::Ok);
       ASSERT_TRUE(same_states(a.state, server_sent.at(tick))) << "tick " << tick;
       client_held[tick] = a.state;

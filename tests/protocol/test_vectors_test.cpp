@@ -5,6 +5,7 @@
 #include <sodium.h>
 
 #include <cctype>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -12,10 +13,13 @@
 #include <vector>
 
 #include "protocol/connect_token.hpp"
+#include "protocol/entity_block.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
+#include "protocol/own_state_codec.hpp"
 #include "protocol/packet.hpp"
 #include "protocol/rpc_frame.hpp"
+#include "protocol/snapshot_delta.hpp"
 #include "protocol/wire_constants.hpp"
 
 namespace shiftcast {
@@ -51,7 +55,24 @@ constexpr std::uint64_t kKeepAliveTick = 100;
 const std::vector<std::string> kVectorNames = {"token_ad",           "packet_ad",
                                                "packet_nonce",       "connect_token_sealed",
                                                "connection_request", "connection_challenge",
-                                               "packet_keep_alive",  "rpc_raycast_frame"};
+                                               "packet_keep_alive",  "rpc_raycast_frame",
+                                               "entity_block",       "server_frame_snapshot",
+                                               "own_state"};
+
+// The entity block's fixed inputs (docs/protocol.md "Test vectors"): entity 1 unchanged, 2 moved and
+// turned, 3 removed, 4 new.
+const SnapshotState kBlockBaseline = {
+    wire::EntityState(1, 0, 0, 0, wire::QuantizedVec(0, 0, 0)),
+    wire::EntityState(2, 1, 0, 100, wire::QuantizedVec(16, 32, 0)),
+    wire::EntityState(3, 2, 1, 0, wire::QuantizedVec(-5, 0, 7)),
+};
+const SnapshotState kBlockWorld = {
+    wire::EntityState(1, 0, 0, 0, wire::QuantizedVec(0, 0, 0)),
+    wire::EntityState(2, 1, 0, 200, wire::QuantizedVec(36, 29, 0)),
+    wire::EntityState(4, 0, 0, 16384, wire::QuantizedVec(1000, -2000, 64)),
+};
+constexpr std::uint64_t kBlockTick = 100;
+constexpr std::uint64_t kBlockBaselineTick = 98;
 
 std::string to_hex(const Bytes& bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -123,6 +144,33 @@ Bytes raycast_frame() {
   return frame;
 }
 
+Bytes entity_block() {
+  const SnapshotDelta d = encode_delta(kBlockBaseline, kBlockWorld, {1, {}}, 1u << 20);
+  BitWriter w;
+  write_entity_block(w, kBlockBaseline, d.changed, d.removed);
+  return {w.bytes().begin(), w.bytes().end()};
+}
+
+Bytes server_frame_snapshot() {
+  flatbuffers::FlatBufferBuilder fbb;
+  const Bytes block = entity_block();
+  const auto block_offset = fbb.CreateVector(block);
+  const auto snapshot = wire::CreateSnapshot(fbb, kBlockTick, kBlockBaselineTick, 1, true, block_offset);
+  const auto frame = wire::CreateServerFrame(fbb, kBlockTick, 7, snapshot);
+  finish_envelope(fbb, wire::Message::ServerFrame, frame.Union());
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
+// A player running on flat ground (docs/protocol.md "Own state" vector).
+const wire::OwnState kOwnState(wire::Vec3f(100.5f, -20.25f, 24), wire::Vec3f(320, -12.5f, 0),
+                               wire::Vec3f(0, 0, 1), 0, 17, 1);
+
+Bytes own_state() {
+  BitWriter w;
+  write_own_state(w, kOwnState);
+  return {w.bytes().begin(), w.bytes().end()};
+}
+
 // Every vector, built by the library from the fixed inputs.
 std::map<std::string, Bytes> library_vectors() {
   std::map<std::string, Bytes> v;
@@ -144,6 +192,9 @@ std::map<std::string, Bytes> library_vectors() {
   v["packet_keep_alive"] =
       seal_packet(kPacketHeader, Direction::kClientToServer, kClientToServer, keep_alive_envelope());
   v["rpc_raycast_frame"] = raycast_frame();
+  v["entity_block"] = entity_block();
+  v["server_frame_snapshot"] = server_frame_snapshot();
+  v["own_state"] = own_state();
   return v;
 }
 
@@ -217,6 +268,66 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
   EXPECT_EQ(rpc.envelope->request_id(), 1u);
   ASSERT_NE(rpc.envelope->message_as_RaycastRequest(), nullptr);
   EXPECT_EQ(rpc.envelope->message_as_RaycastRequest()->max_distance(), 1000.0f);
+
+  // The documented ServerFrame's snapshot, applied to the documented baseline, is the documented world.
+  const EnvelopeView server_frame = verify_envelope(doc_["server_frame_snapshot"], kMaxDatagramBytes);
+  ASSERT_EQ(server_frame.error, wire::ErrorCode::Ok);
+  const auto* snapshot = server_frame.envelope->message_as_ServerFrame()->snapshot();
+  ASSERT_NE(snapshot, nullptr);
+  EXPECT_EQ(snapshot->tick(), kBlockTick);
+  EXPECT_EQ(snapshot->baseline_tick(), kBlockBaselineTick);
+  const AppliedDelta applied = apply_delta(kBlockBaseline, *snapshot);
+  ASSERT_EQ(applied.error, wire::ErrorCode::Ok);
+  ASSERT_EQ(applied.state.size(), kBlockWorld.size());
+  for (std::size_t i = 0; i < kBlockWorld.size(); ++i)
+    EXPECT_TRUE(same_entity_state(applied.state[i], kBlockWorld[i])) << i;
+
+  // The documented own state reads back as the documented values.
+  BitReader own_bits(doc_["own_state"]);
+  const std::optional<wire::OwnState> own = read_own_state(own_bits);
+  ASSERT_TRUE(own.has_value());
+  EXPECT_EQ(own_bits.finish(), BitReadError::kNone);
+  EXPECT_EQ(own->position().x(), 100.5f);
+  EXPECT_EQ(own->position().y(), -20.25f);
+  EXPECT_EQ(own->velocity().x(), 320.0f);
+  EXPECT_EQ(own->velocity().y(), -12.5f);
+  EXPECT_EQ(own->ground_normal().z(), 1.0f);
+  EXPECT_EQ(own->ground_brush(), 17);
+  EXPECT_EQ(own->flags(), 1);
+}
+
+// A decoder written in Python from the document alone (tests/contract/snapshot_decoder.py: the schema's
+// generated bindings and the "Entity block" tables) decodes the documented ServerFrame to the same world
+// as the library, and refuses every malformed variant of its block it tries.
+TEST_F(TestVectorsTest, APythonDecoderFromTheDocumentAgrees) {
+  const std::string command = std::string("/usr/bin/python3 ") + SHIFTCAST_SOURCE_DIR +
+                              "/tests/contract/snapshot_decoder.py --doc " + SHIFTCAST_SOURCE_DIR +
+                              "/docs/protocol.md --generated " + SHIFTCAST_PYTHON_PROTOCOL_DIR + " 2>&1";
+  std::string out;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr)
+    out += buffer;
+  ASSERT_EQ(::pclose(pipe), 0) << out;
+  std::string world = "[";
+  for (const wire::EntityState& e : kBlockWorld) {
+    world += (world.size() > 1 ? ", [" : "[") + std::to_string(e.id()) + ", " + std::to_string(e.kind()) +
+             ", " + std::to_string(e.flags()) + ", " + std::to_string(e.yaw()) + ", " +
+             std::to_string(e.position().x()) + ", " + std::to_string(e.position().y()) + ", " +
+             std::to_string(e.position().z()) + "]";
+  }
+  world += "]";
+  EXPECT_NE(out.find("\"world\": " + world), std::string::npos) << out;
+  EXPECT_NE(out.find("\"snapshot_tick\": " + std::to_string(kBlockTick)), std::string::npos) << out;
+  EXPECT_NE(out.find("\"baseline_tick\": " + std::to_string(kBlockBaselineTick)), std::string::npos) << out;
+  // Every variant refused: the two counts are equal, and there were some.
+  const auto count = [&](const std::string& key) {
+    const auto at = out.find("\"" + key + "\": ");
+    return at == std::string::npos ? -1 : std::stoi(out.substr(at + key.size() + 4));
+  };
+  EXPECT_GT(count("variants"), 10);
+  EXPECT_EQ(count("refused"), count("variants")) << out;
 }
 
 }  // namespace

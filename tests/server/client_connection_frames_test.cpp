@@ -9,6 +9,8 @@
 #include <map>
 #include <random>
 
+#include "protocol/entity_block.hpp"
+#include "protocol/own_state_codec.hpp"
 #include "tests/support/channel_harness.hpp"
 #include "tests/support/seeded_random.hpp"
 
@@ -16,6 +18,19 @@ namespace shiftcast {
 namespace {
 
 using namespace channel_test;
+
+// The most one entity can add to a block: the widest id gap (4 + 32 bits), a new entity with every field
+// in its widest tier (9 + 9 + 16 + 3 x 36), and the changed count moving up a tier (at most 22 more).
+constexpr std::size_t kMaxEntryBits = 36 + 142 + 22;
+
+// How many changed entities the frame's entity block carries (its second count, after the removed ids).
+std::size_t entities_in_block(const wire::ServerFrame& f) {
+  BitReader in({f.snapshot()->block()->data(), f.snapshot()->block()->size()});
+  const std::uint64_t removed = in.read_tiered(kCountTiers);
+  for (std::uint64_t k = 0; k < removed; ++k)
+    in.read_tiered(kIdGapTiers);
+  return static_cast<std::size_t>(in.read_tiered(kCountTiers));
+}
 
 TEST(ClientConnection, FramesStayWithinTheDatagramLimitAndShareItFairly) {
   ConnectionSettings settings;
@@ -60,13 +75,16 @@ TEST(ClientConnection, FramesStayWithinTheDatagramLimitAndShareItFairly) {
     const OpenedPacket opened = open_packet(as_packet(frame), Direction::kServerToClient, s2c);
     ASSERT_EQ(opened.error, wire::ErrorCode::Ok);
     const wire::ServerFrame& f = *opened.inner_envelope()->message_as_ServerFrame();
-    ASSERT_NE(f.own(), nullptr);
-    EXPECT_EQ(f.own()->ground_brush(), std::int32_t(tick));
-    const std::size_t changed = f.snapshot()->changed() ? f.snapshot()->changed()->size() : 0;
-    const std::size_t removed = f.snapshot()->removed() ? f.snapshot()->removed()->size() : 0;
+    ASSERT_NE(f.own_packed(), nullptr);
+    BitReader own_bits({f.own_packed()->data(), f.own_packed()->size()});
+    const std::optional<wire::OwnState> own_read = read_own_state(own_bits);
+    ASSERT_TRUE(own_read.has_value());
+    EXPECT_EQ(own_read->ground_brush(), std::int32_t(tick));
+    ASSERT_NE(f.snapshot()->block(), nullptr);
+    const std::size_t block_bytes = f.snapshot()->block()->size();
+    const std::size_t changed = entities_in_block(f);
     const std::size_t events = f.events() ? f.events()->size() : 0;
-    const std::size_t payload =
-        changed * kEntityStateBytes + removed * kRemovedIdBytes + events * kContactEventBytes;
+    const std::size_t payload = block_bytes + events * kContactEventBytes;
     max_framing = std::max(max_framing, frame.size() - payload);
     max_inner = std::max(max_inner, opened.inner.size() - payload);
     most_events = std::max(most_events, events);
@@ -74,8 +92,8 @@ TEST(ClientConnection, FramesStayWithinTheDatagramLimitAndShareItFairly) {
     // Neither starves the other: events get their share, the snapshot the rest (to the last entry).
     EXPECT_GE(events, std::min(pending, event_slots));
     if (!f.snapshot()->complete()) {
-      EXPECT_GT(changed * kEntityStateBytes + removed * kRemovedIdBytes + kEntityStateBytes,
-                kFramePayload - std::min(pending, event_slots) * kContactEventBytes);
+      EXPECT_GT(block_bytes * 8 + kMaxEntryBits,
+                (kFramePayload - std::min(pending, event_slots) * kContactEventBytes) * 8);
     }
 
     // A lossy client that still applies what arrives, and acknowledges through its commands.

@@ -69,7 +69,9 @@ TEST(ClientConnection, SixHundredTicksOverALossyLink) {
   ClientSession client(token, ClientSessionSettings{});
   Server server;
   Link up(1, 0.2, 0.1), down(2, 0.2, 0.1);
-  TestWorld world(3, 30);
+  // Enough entities that the first snapshots (from the empty baseline) cannot carry them all: about 11
+  // bytes each when new, against some 800 bytes of room.
+  TestWorld world(3, 300);
   std::mt19937 rng(4);
   std::map<std::uint64_t, std::pair<SnapshotState, std::map<std::uint32_t, TestWorld::Body>>> history;
   std::vector<wire::ContactEvent> queued, delivered;

@@ -29,7 +29,6 @@ namespace shiftcast {
 // A client's copy of one snapshot: ascending by id, ids unique.
 using SnapshotState = std::vector<wire::EntityState>;
 
-
 // EntityState.flags bits.
 inline constexpr std::uint8_t kEntityFlagAsleep = 1u << 0;
 

@@ -18,11 +18,7 @@
 namespace shiftcast {
 namespace {
 
-#ifdef SHIFTCAST_SANITIZE
-constexpr std::int64_t kPairs = 4000;  // ASan and UBSan run about ten times slower
-#else
-constexpr std::int64_t kPairs = 20000;
-#endif
+constexpr std::int64_t kPairs = kPvsSamplePairs;
 constexpr std::uint32_t kSeed = 4242;
 
 double visible_share(const PotentiallyVisibleSet& set) {

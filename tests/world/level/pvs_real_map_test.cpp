@@ -17,11 +17,7 @@
 namespace shiftcast {
 namespace {
 
-#ifdef SHIFTCAST_SANITIZE
-constexpr std::int64_t kDefaultPairsPerMap = 4000;  // ASan and UBSan run about ten times slower
-#else
-constexpr std::int64_t kDefaultPairsPerMap = 20000;
-#endif
+constexpr std::int64_t kDefaultPairsPerMap = kPvsSamplePairs;
 constexpr std::uint32_t kDefaultSeed = 1515;
 // SHIFTCAST_PVS_PAIRS and SHIFTCAST_PVS_SEED override the sample for a longer measurement.
 std::int64_t env_or(const char* name, std::int64_t fallback) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "protocol/contact_event_codec.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
 #include "protocol/own_state_codec.hpp"
@@ -178,10 +179,17 @@ bool ClientSession::on_server_frame(const wire::ServerFrame& frame, double now, 
       return false;
     }
   }
-  on_input_ack(frame.input_ack(), own ? &*own : nullptr, now);
-  if (const auto* events = frame.events()) {
-    receiver_.receive({reinterpret_cast<const wire::ContactEvent*>(events->Data()), events->size()});
+  std::optional<std::vector<wire::ContactEvent>> events;
+  if (const auto* packed = frame.events_packed()) {
+    BitReader in({packed->data(), packed->size()});
+    events = read_contact_events(in, frame.tick());
+    if (!events || in.finish() != BitReadError::kNone) {
+      error = wire::ErrorCode::Malformed;
+      return false;
+    }
   }
+  on_input_ack(frame.input_ack(), own ? &*own : nullptr, now);
+  if (events) receiver_.receive(*events);
   const wire::Snapshot* snapshot = frame.snapshot();
   if (snapshot == nullptr) return true;
   ++counters_.snapshots_received;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "protocol/connect_token.hpp"
+#include "protocol/contact_event_codec.hpp"
 #include "protocol/entity_block.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
@@ -57,7 +58,7 @@ const std::vector<std::string> kVectorNames = {"token_ad",           "packet_ad"
                                                "connection_request", "connection_challenge",
                                                "packet_keep_alive",  "rpc_raycast_frame",
                                                "entity_block",       "server_frame_snapshot",
-                                               "own_state"};
+                                               "own_state",          "contact_events"};
 
 // The entity block's fixed inputs (docs/protocol.md "Test vectors"): entity 1 unchanged, 2 moved and
 // turned, 3 removed, 4 new.
@@ -171,6 +172,21 @@ Bytes own_state() {
   return {w.bytes().begin(), w.bytes().end()};
 }
 
+// Two events in a frame of tick 1000 (docs/protocol.md "Contact events" vector): a player landing on a
+// level brush, then the next event, two players touching (an explicit normal).
+constexpr std::uint64_t kEventsFrameTick = 1000;
+const wire::ContactEvent kContactEvents[] = {
+    wire::ContactEvent(41, 998, 0.5f, 0, 0, 3, 7, 0, 300, wire::Vec3f(100.5f, -20.25f, 24),
+                       wire::Vec3f(0, 0, 1), 0, 320),
+    wire::ContactEvent(42, 1000, 0, 0, 0, 0, 7, 9, -1, wire::Vec3f(116, -20.25f, 60),
+                       wire::Vec3f(0.6f, 0.8f, 0), -0.25f, 0)};
+
+Bytes contact_events() {
+  BitWriter w;
+  write_contact_events(w, kContactEvents, kEventsFrameTick, kMaxDatagramBytes * 8);
+  return {w.bytes().begin(), w.bytes().end()};
+}
+
 // Every vector, built by the library from the fixed inputs.
 std::map<std::string, Bytes> library_vectors() {
   std::map<std::string, Bytes> v;
@@ -195,6 +211,7 @@ std::map<std::string, Bytes> library_vectors() {
   v["entity_block"] = entity_block();
   v["server_frame_snapshot"] = server_frame_snapshot();
   v["own_state"] = own_state();
+  v["contact_events"] = contact_events();
   return v;
 }
 
@@ -281,6 +298,22 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
   ASSERT_EQ(applied.state.size(), kBlockWorld.size());
   for (std::size_t i = 0; i < kBlockWorld.size(); ++i)
     EXPECT_TRUE(same_entity_state(applied.state[i], kBlockWorld[i])) << i;
+
+  // The documented events read back as the documented values.
+  BitReader event_bits(doc_["contact_events"]);
+  const auto events = read_contact_events(event_bits, kEventsFrameTick);
+  ASSERT_TRUE(events.has_value());
+  EXPECT_EQ(event_bits.finish(), BitReadError::kNone);
+  ASSERT_EQ(events->size(), 2u);
+  EXPECT_EQ((*events)[0].sequence(), 41u);
+  EXPECT_EQ((*events)[0].tick(), 998u);
+  EXPECT_EQ((*events)[0].brush(), 300);
+  EXPECT_EQ((*events)[0].relative_speed(), 320.0f);
+  EXPECT_EQ((*events)[1].sequence(), 42u);
+  EXPECT_EQ((*events)[1].b(), 9u);
+  EXPECT_EQ((*events)[1].brush(), -1);
+  EXPECT_EQ((*events)[1].normal().y(), 0.8f);
+  EXPECT_EQ((*events)[1].separation(), -0.25f);
 
   // The documented own state reads back as the documented values.
   BitReader own_bits(doc_["own_state"]);

@@ -9,6 +9,7 @@
 
 #include "client-sim/own_state.hpp"
 #include "protocol/contact_event_codec.hpp"
+#include "protocol/input_codec.hpp"
 #include "protocol/packet.hpp"
 #include "protocol/snapshot_delta.hpp"
 
@@ -367,14 +368,11 @@ void SimClient::play(double now) {
   senses.players = players_;
   senses.self = self_index_;
   senses.level = &shared_.world->tree();
-  const PlayerInput input = bot_.think(*shared_.nav, senses);
+  // What the wire carries, so the prediction runs the server's input bit for bit.
+  const PlayerInput input = quantize_input(bot_.think(*shared_.nav, senses));
   movement_.predict(session_.last_command_sequence() + 1, input);
   std::vector<std::uint8_t> frame = session_.send_command(input, double(last_snapshot_tick_), now);
-  if (!frame.empty()) {
-    const std::uint64_t carried =
-        std::min<std::uint64_t>(session_.last_command_sequence(), kCommandsPerFrame);
-    stats_.bytes_up_commands += carried * sizeof(wire::InputCommand);
-  }
+  if (!frame.empty()) stats_.bytes_up_commands += session_.last_commands_bytes();
   send(frame, now);
   ++stats_.commands_sent;
   ++shared_.totals->commands;

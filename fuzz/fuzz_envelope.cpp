@@ -12,6 +12,7 @@
 #include "protocol/contact_event_codec.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
+#include "protocol/input_codec.hpp"
 #include "protocol/own_state_codec.hpp"
 #include "protocol/packet.hpp"
 #include "protocol/reliable_events.hpp"
@@ -101,11 +102,16 @@ void read_message(const Fixture& f, const wire::Envelope& envelope, int depth) {
     }
     case wire::Message::ClientFrame: {
       const wire::ClientFrame& frame = *envelope.message_as_ClientFrame();
-      if (frame.commands() != nullptr) {
-        double sum = 0;
-        for (const wire::InputCommand* c : *frame.commands())
-          sum += c->view_tick() + c->forward() + c->right() + c->yaw() + c->pitch() + c->buttons();
-        (void)sum;
+      if (const auto* packed = frame.commands_packed()) {
+        // Decoded commands are the one encoding of themselves: writing them back gives the same bytes.
+        BitReader in({packed->data(), packed->size()});
+        const std::optional<ClientCommands> commands = read_client_commands(in);
+        if (commands && in.finish() == BitReadError::kNone) {
+          BitWriter again;
+          write_client_commands(again, *commands);
+          require(std::equal(again.bytes().begin(), again.bytes().end(), packed->begin(), packed->end()),
+                  "client commands: decoded commands re-encode differently");
+        }
       }
       break;
     }

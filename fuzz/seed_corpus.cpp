@@ -20,6 +20,7 @@
 #include "protocol/entity_block.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
+#include "protocol/input_codec.hpp"
 #include "protocol/packet.hpp"
 #include "protocol/rpc_frame.hpp"
 #include "world/level/compiled_level.hpp"
@@ -93,8 +94,10 @@ Bytes client_frame_inner() {
   flatbuffers::FlatBufferBuilder fbb;
   const wire::InputCommand commands[] = {wire::InputCommand(2, 1.5, 1, 0, 0.5f, 0, 1),
                                          wire::InputCommand(1, 0.5, 0.5f, -0.5f, 0.25f, 0.1f, 0)};
-  const auto c = fbb.CreateVectorOfStructs(commands, 2);
-  const auto frame = wire::CreateClientFrame(fbb, c, 1);
+  BitWriter packed;
+  write_client_commands(packed, {{commands, commands + 2}, 1});
+  const auto frame =
+      wire::CreateClientFrame(fbb, fbb.CreateVector(packed.bytes().data(), packed.bytes().size()));
   finish_envelope(fbb, wire::Message::ClientFrame, frame.Union());
   return finished(fbb);
 }

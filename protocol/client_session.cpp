@@ -5,6 +5,7 @@
 #include "protocol/contact_event_codec.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
+#include "protocol/input_codec.hpp"
 #include "protocol/own_state_codec.hpp"
 #include "protocol/packet.hpp"
 
@@ -261,18 +262,23 @@ std::vector<std::uint8_t> ClientSession::send_command(const PlayerInput& input, 
                                                       double now) {
   if (state_ != ClientState::kConnected) return {};
   const std::uint64_t sequence = ++command_sequence_;
-  recent_commands_.push_front(wire::InputCommand(sequence, view_tick, input.forward, input.right, input.yaw,
-                                                 input.pitch, input.buttons));
+  // The server runs exactly what the wire carries: a client predicts with quantize_input(input).
+  const PlayerInput q = quantize_input(input);
+  recent_commands_.push_front(wire::InputCommand(sequence, quantize_view_tick(view_tick), q.forward, q.right,
+                                                 q.yaw, q.pitch, q.buttons));
   while (recent_commands_.size() > static_cast<std::size_t>(kCommandsPerFrame))
     recent_commands_.pop_back();
   unacked_commands_.push_back({sequence, now});
   while (unacked_commands_.size() > kMaxUnackedCommands)
     unacked_commands_.pop_front();
 
-  const std::vector<wire::InputCommand> commands(recent_commands_.begin(), recent_commands_.end());
-  flatbuffers::FlatBufferBuilder fbb(256);
-  const auto commands_offset = fbb.CreateVectorOfStructs(commands.data(), commands.size());
-  const auto body = wire::CreateClientFrame(fbb, commands_offset, receiver_.events_received());
+  BitWriter packed;
+  write_client_commands(packed,
+                        {{recent_commands_.begin(), recent_commands_.end()}, receiver_.events_received()});
+  last_commands_bytes_ = packed.byte_count();
+  flatbuffers::FlatBufferBuilder fbb(128);
+  const auto body =
+      wire::CreateClientFrame(fbb, fbb.CreateVector(packed.bytes().data(), packed.bytes().size()));
   return seal(fbb, wire::Message::ClientFrame, body.Union(), now);
 }
 

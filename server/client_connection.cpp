@@ -7,6 +7,7 @@
 #include "protocol/contact_event_codec.hpp"
 #include "protocol/entity_block.hpp"
 #include "protocol/envelope.hpp"
+#include "protocol/input_codec.hpp"
 #include "protocol/own_state_codec.hpp"
 #include "protocol/packet.hpp"
 
@@ -91,33 +92,33 @@ void ClientConnection::on_acked(std::uint64_t sequence) {
 
 wire::ErrorCode ClientConnection::on_client_frame(const wire::ClientFrame& frame) {
   wire::ErrorCode result = wire::ErrorCode::Ok;
-  if (const auto* list = frame.commands()) {
-    // Newest first on the wire; apply oldest first. The list is at most a few entries in an honest
-    // frame, and a long one only costs its own sort.
-    std::vector<const wire::InputCommand*> commands(list->begin(), list->end());
-    std::sort(commands.begin(), commands.end(),
-              [](const auto* a, const auto* b) { return a->sequence() < b->sequence(); });
-    for (const wire::InputCommand* c : commands) {
-      if (c->sequence() <= input_ack_) continue;  // a redundant copy of one we have
-      counters_.commands_missing += c->sequence() - input_ack_ - 1;
-      input_ack_ = c->sequence();
-      const PlayerInput input{c->forward(), c->right(), c->yaw(), c->pitch(), c->buttons()};
-      if (!input_valid(input) || !std::isfinite(c->view_tick())) {
-        ++counters_.commands_refused;
-        result = wire::ErrorCode::BadArgument;
-        continue;
-      }
-      ++counters_.commands_received;
-      view_tick_ = c->view_tick();
-      commands_.push_back({c->sequence(), input});
-      if (commands_.size() > kMaxQueuedCommands) {
-        commands_.pop_front();
-        ++counters_.commands_dropped;
-      }
+  const auto* packed = frame.commands_packed();
+  if (packed == nullptr) return result;  // nothing to run, nothing acknowledged
+  BitReader in({packed->data(), packed->size()});
+  std::optional<ClientCommands> decoded = read_client_commands(in);
+  if (!decoded || in.finish() != BitReadError::kNone) return wire::ErrorCode::Malformed;  // nothing used
+  // Newest first on the wire, consecutive sequences: apply oldest first.
+  for (auto it = decoded->commands.rbegin(); it != decoded->commands.rend(); ++it) {
+    const wire::InputCommand* c = &*it;
+    if (c->sequence() <= input_ack_) continue;  // a redundant copy of one we have
+    counters_.commands_missing += c->sequence() - input_ack_ - 1;
+    input_ack_ = c->sequence();
+    const PlayerInput input{c->forward(), c->right(), c->yaw(), c->pitch(), c->buttons()};
+    if (!input_valid(input) || !std::isfinite(c->view_tick())) {
+      ++counters_.commands_refused;
+      result = wire::ErrorCode::BadArgument;
+      continue;
+    }
+    ++counters_.commands_received;
+    view_tick_ = c->view_tick();
+    commands_.push_back({c->sequence(), input});
+    if (commands_.size() > kMaxQueuedCommands) {
+      commands_.pop_front();
+      ++counters_.commands_dropped;
     }
   }
   // A lying acknowledgement releases nothing it should not; the commands above still count.
-  if (sender_.on_ack(frame.events_received()) != wire::ErrorCode::Ok) result = wire::ErrorCode::BadArgument;
+  if (sender_.on_ack(decoded->events_received) != wire::ErrorCode::Ok) result = wire::ErrorCode::BadArgument;
   return result;
 }
 

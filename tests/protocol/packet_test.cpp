@@ -5,6 +5,7 @@
 #include <random>
 
 #include "protocol/envelope.hpp"
+#include "protocol/input_codec.hpp"
 #include "protocol/sequence_window.hpp"
 #include "protocol/wire_constants.hpp"
 
@@ -26,7 +27,10 @@ Bytes client_frame_envelope(std::uint64_t first_command) {
   for (std::uint64_t i = 0; i < kCommandsPerFrame; ++i) {
     commands.emplace_back(first_command - i, 10.5, 1.0f, -1.0f, 0.25f, 0.0f, 1);
   }
-  const auto body = wire::CreateClientFrameDirect(fbb, &commands, 12);
+  BitWriter packed;
+  write_client_commands(packed, {commands, 12});
+  const auto body =
+      wire::CreateClientFrame(fbb, fbb.CreateVector(packed.bytes().data(), packed.bytes().size()));
   finish_envelope(fbb, wire::Message::ClientFrame, body.Union());
   return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }

@@ -17,6 +17,7 @@
 #include "protocol/entity_block.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
+#include "protocol/input_codec.hpp"
 #include "protocol/own_state_codec.hpp"
 #include "protocol/packet.hpp"
 #include "protocol/rpc_frame.hpp"
@@ -58,7 +59,8 @@ const std::vector<std::string> kVectorNames = {"token_ad",           "packet_ad"
                                                "connection_request", "connection_challenge",
                                                "packet_keep_alive",  "rpc_raycast_frame",
                                                "entity_block",       "server_frame_snapshot",
-                                               "own_state",          "contact_events"};
+                                               "own_state",          "contact_events",
+                                               "client_commands"};
 
 // The entity block's fixed inputs (docs/protocol.md "Test vectors"): entity 1 unchanged, 2 moved and
 // turned, 3 removed, 4 new.
@@ -187,6 +189,23 @@ Bytes contact_events() {
   return {w.bytes().begin(), w.bytes().end()};
 }
 
+// Three commands and the events acknowledgement (docs/protocol.md "ClientFrame commands" vector): a
+// player running forward and to the left, turning right, jump held in the newest.
+ClientCommands client_commands_input() {
+  ClientCommands frame;
+  frame.events_received = 42;
+  frame.commands.emplace_back(300, 1200.5, 1.0f, -0.5f, 0.75f, 0.125f, kButtonJump);
+  frame.commands.emplace_back(299, 1200.5, 1.0f, -0.5f, 0.8f, 0.125f, 0);
+  frame.commands.emplace_back(298, 1199.5, 1.0f, 0.0f, 0.85f, 0.1f, 0);
+  return frame;
+}
+
+Bytes client_commands() {
+  BitWriter w;
+  write_client_commands(w, client_commands_input());
+  return {w.bytes().begin(), w.bytes().end()};
+}
+
 // Every vector, built by the library from the fixed inputs.
 std::map<std::string, Bytes> library_vectors() {
   std::map<std::string, Bytes> v;
@@ -212,6 +231,7 @@ std::map<std::string, Bytes> library_vectors() {
   v["server_frame_snapshot"] = server_frame_snapshot();
   v["own_state"] = own_state();
   v["contact_events"] = contact_events();
+  v["client_commands"] = client_commands();
   return v;
 }
 
@@ -298,6 +318,20 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
   ASSERT_EQ(applied.state.size(), kBlockWorld.size());
   for (std::size_t i = 0; i < kBlockWorld.size(); ++i)
     EXPECT_TRUE(same_entity_state(applied.state[i], kBlockWorld[i])) << i;
+
+  // The documented commands read back as the documented values, quantized.
+  BitReader command_bits(doc_["client_commands"]);
+  const auto commands = read_client_commands(command_bits);
+  ASSERT_TRUE(commands.has_value());
+  EXPECT_EQ(command_bits.finish(), BitReadError::kNone);
+  EXPECT_EQ(commands->events_received, 42u);
+  ASSERT_EQ(commands->commands.size(), 3u);
+  EXPECT_EQ(commands->commands[2].sequence(), 298u);
+  EXPECT_EQ(commands->commands[2].view_tick(), 1199.5);
+  EXPECT_EQ(commands->commands[0].forward(), 1.0f);
+  EXPECT_EQ(commands->commands[0].right(), -64.0f / 127.0f);
+  EXPECT_EQ(commands->commands[0].yaw(), quantize_input({0, 0, 0.75f, 0, 0}).yaw);
+  EXPECT_EQ(commands->commands[0].buttons(), kButtonJump);
 
   // The documented events read back as the documented values.
   BitReader event_bits(doc_["contact_events"]);

@@ -11,6 +11,7 @@
 
 #include "protocol/contact_event_codec.hpp"
 #include "protocol/entity_block.hpp"
+#include "protocol/input_codec.hpp"
 #include "protocol/own_state_codec.hpp"
 #include "tests/support/channel_harness.hpp"
 #include "tests/support/seeded_random.hpp"
@@ -159,7 +160,10 @@ TEST(ClientConnection, SlowConsumerUnexpectedMessagesAndLyingAcks) {
 
   // A client acknowledging events it was never sent.
   flatbuffers::FlatBufferBuilder fbb;
-  const auto lie = wire::CreateClientFrame(fbb, 0, 1000);
+  BitWriter lie_bits;
+  write_client_commands(lie_bits, {{}, 1000});
+  const auto lie =
+      wire::CreateClientFrame(fbb, fbb.CreateVector(lie_bits.bytes().data(), lie_bits.bytes().size()));
   finish_envelope(fbb, wire::Message::ClientFrame, lie.Union());
   const ConnectToken& token = p.client.token();
   const PacketHeader header{kMatch, kClient, 1000, 0, 0};

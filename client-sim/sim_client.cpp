@@ -8,6 +8,8 @@
 #include <utility>
 
 #include "client-sim/own_state.hpp"
+#include "protocol/contact_event_codec.hpp"
+#include "protocol/input_codec.hpp"
 #include "protocol/packet.hpp"
 #include "protocol/snapshot_delta.hpp"
 
@@ -161,16 +163,19 @@ void SimClient::on_datagram(std::span<const std::uint8_t> datagram, double now) 
         if (frame->snapshot() != nullptr && frame->snapshot()->block() != nullptr)
           stats_.bytes_down_entity_block += frame->snapshot()->block()->size();
         if (frame->own_packed() != nullptr) stats_.bytes_down_own_state += frame->own_packed()->size();
-        if (frame->events() != nullptr)
-          stats_.bytes_down_events += frame->events()->size() * sizeof(wire::ContactEvent);
+        if (frame->events_packed() != nullptr) stats_.bytes_down_events += frame->events_packed()->size();
       }
       const ReceiverCounters& e = session_.event_counters();
       if (e.gaps != last_gaps_ || e.overflow != last_overflow_) {
         last_gaps_ = e.gaps;
         last_overflow_ = e.overflow;
-        if (frame != nullptr && frame->events() != nullptr) {
-          for (const wire::ContactEvent* event : *frame->events())
-            stats_.events_highest_seen = std::max(stats_.events_highest_seen, event->sequence());
+        if (frame != nullptr && frame->events_packed() != nullptr) {
+          // The session accepted this frame, so its events decode.
+          BitReader in({frame->events_packed()->data(), frame->events_packed()->size()});
+          if (const auto events = read_contact_events(in, frame->tick())) {
+            for (const wire::ContactEvent& event : *events)
+              stats_.events_highest_seen = std::max(stats_.events_highest_seen, event.sequence());
+          }
         }
       }
     }
@@ -363,14 +368,11 @@ void SimClient::play(double now) {
   senses.players = players_;
   senses.self = self_index_;
   senses.level = &shared_.world->tree();
-  const PlayerInput input = bot_.think(*shared_.nav, senses);
+  // What the wire carries, so the prediction runs the server's input bit for bit.
+  const PlayerInput input = quantize_input(bot_.think(*shared_.nav, senses));
   movement_.predict(session_.last_command_sequence() + 1, input);
   std::vector<std::uint8_t> frame = session_.send_command(input, double(last_snapshot_tick_), now);
-  if (!frame.empty()) {
-    const std::uint64_t carried =
-        std::min<std::uint64_t>(session_.last_command_sequence(), kCommandsPerFrame);
-    stats_.bytes_up_commands += carried * sizeof(wire::InputCommand);
-  }
+  if (!frame.empty()) stats_.bytes_up_commands += session_.last_commands_bytes();
   send(frame, now);
   ++stats_.commands_sent;
   ++shared_.totals->commands;

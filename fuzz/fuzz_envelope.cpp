@@ -9,8 +9,10 @@
 #include <span>
 
 #include "fuzz/fuzz_support.hpp"
+#include "protocol/contact_event_codec.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
+#include "protocol/input_codec.hpp"
 #include "protocol/own_state_codec.hpp"
 #include "protocol/packet.hpp"
 #include "protocol/reliable_events.hpp"
@@ -81,21 +83,35 @@ void read_message(const Fixture& f, const wire::Envelope& envelope, int depth) {
                   "own state: a decoded state re-encodes differently");
         }
       }
-      if (frame.events() != nullptr) {
-        ReliableEventReceiver receiver(64);
-        for (const wire::ContactEvent* e : *frame.events())
-          receiver.receive(*e);
-        (void)receiver.take();
+      if (const auto* packed = frame.events_packed()) {
+        // Decoded events are the one encoding of themselves: writing them back gives the same bytes.
+        BitReader in({packed->data(), packed->size()});
+        const auto events = read_contact_events(in, frame.tick());
+        if (events && in.finish() == BitReadError::kNone) {
+          BitWriter again;
+          const std::size_t sent = write_contact_events(again, *events, frame.tick(), packed->size() * 8);
+          require(sent == events->size(), "contact events: decoded events do not fit their own bytes");
+          require(std::equal(again.bytes().begin(), again.bytes().end(), packed->begin(), packed->end()),
+                  "contact events: decoded events re-encode differently");
+          ReliableEventReceiver receiver(64);
+          receiver.receive(*events);
+          (void)receiver.take();
+        }
       }
       break;
     }
     case wire::Message::ClientFrame: {
       const wire::ClientFrame& frame = *envelope.message_as_ClientFrame();
-      if (frame.commands() != nullptr) {
-        double sum = 0;
-        for (const wire::InputCommand* c : *frame.commands())
-          sum += c->view_tick() + c->forward() + c->right() + c->yaw() + c->pitch() + c->buttons();
-        (void)sum;
+      if (const auto* packed = frame.commands_packed()) {
+        // Decoded commands are the one encoding of themselves: writing them back gives the same bytes.
+        BitReader in({packed->data(), packed->size()});
+        const std::optional<ClientCommands> commands = read_client_commands(in);
+        if (commands && in.finish() == BitReadError::kNone) {
+          BitWriter again;
+          write_client_commands(again, *commands);
+          require(std::equal(again.bytes().begin(), again.bytes().end(), packed->begin(), packed->end()),
+                  "client commands: decoded commands re-encode differently");
+        }
       }
       break;
     }

@@ -16,9 +16,11 @@
 
 #include "fuzz/fuzz_support.hpp"
 #include "protocol/client_session.hpp"
+#include "protocol/contact_event_codec.hpp"
 #include "protocol/entity_block.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
+#include "protocol/input_codec.hpp"
 #include "protocol/packet.hpp"
 #include "protocol/rpc_frame.hpp"
 #include "world/level/compiled_level.hpp"
@@ -80,8 +82,10 @@ Bytes server_frame_inner() {
   const wire::ContactEvent events[] = {
       wire::ContactEvent(1, 2, 0.5f, 0, 0, 3, 1, 0, 4, point, up, 0, 320),
       wire::ContactEvent(2, 2, 0.75f, 2, 1, 2, 2, 4, -1, point, up, 0.1f, 90)};
-  const auto e = fbb.CreateVectorOfStructs(events, 2);
-  const auto frame = wire::CreateServerFrame(fbb, 2, 1, snapshot, e);
+  BitWriter packed;
+  write_contact_events(packed, events, 2, kMaxDatagramBytes * 8);
+  const auto e = fbb.CreateVector(packed.bytes().data(), packed.bytes().size());
+  const auto frame = wire::CreateServerFrame(fbb, 2, 1, snapshot, 0, e);
   finish_envelope(fbb, wire::Message::ServerFrame, frame.Union());
   return finished(fbb);
 }
@@ -90,8 +94,10 @@ Bytes client_frame_inner() {
   flatbuffers::FlatBufferBuilder fbb;
   const wire::InputCommand commands[] = {wire::InputCommand(2, 1.5, 1, 0, 0.5f, 0, 1),
                                          wire::InputCommand(1, 0.5, 0.5f, -0.5f, 0.25f, 0.1f, 0)};
-  const auto c = fbb.CreateVectorOfStructs(commands, 2);
-  const auto frame = wire::CreateClientFrame(fbb, c, 1);
+  BitWriter packed;
+  write_client_commands(packed, {{commands, commands + 2}, 1});
+  const auto frame =
+      wire::CreateClientFrame(fbb, fbb.CreateVector(packed.bytes().data(), packed.bytes().size()));
   finish_envelope(fbb, wire::Message::ClientFrame, frame.Union());
   return finished(fbb);
 }

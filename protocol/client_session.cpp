@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "protocol/contact_event_codec.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
+#include "protocol/input_codec.hpp"
 #include "protocol/own_state_codec.hpp"
 #include "protocol/packet.hpp"
 
@@ -178,10 +180,17 @@ bool ClientSession::on_server_frame(const wire::ServerFrame& frame, double now, 
       return false;
     }
   }
-  on_input_ack(frame.input_ack(), own ? &*own : nullptr, now);
-  if (const auto* events = frame.events()) {
-    receiver_.receive({reinterpret_cast<const wire::ContactEvent*>(events->Data()), events->size()});
+  std::optional<std::vector<wire::ContactEvent>> events;
+  if (const auto* packed = frame.events_packed()) {
+    BitReader in({packed->data(), packed->size()});
+    events = read_contact_events(in, frame.tick());
+    if (!events || in.finish() != BitReadError::kNone) {
+      error = wire::ErrorCode::Malformed;
+      return false;
+    }
   }
+  on_input_ack(frame.input_ack(), own ? &*own : nullptr, now);
+  if (events) receiver_.receive(*events);
   const wire::Snapshot* snapshot = frame.snapshot();
   if (snapshot == nullptr) return true;
   ++counters_.snapshots_received;
@@ -253,18 +262,23 @@ std::vector<std::uint8_t> ClientSession::send_command(const PlayerInput& input, 
                                                       double now) {
   if (state_ != ClientState::kConnected) return {};
   const std::uint64_t sequence = ++command_sequence_;
-  recent_commands_.push_front(wire::InputCommand(sequence, view_tick, input.forward, input.right, input.yaw,
-                                                 input.pitch, input.buttons));
+  // The server runs exactly what the wire carries: a client predicts with quantize_input(input).
+  const PlayerInput q = quantize_input(input);
+  recent_commands_.push_front(wire::InputCommand(sequence, quantize_view_tick(view_tick), q.forward, q.right,
+                                                 q.yaw, q.pitch, q.buttons));
   while (recent_commands_.size() > static_cast<std::size_t>(kCommandsPerFrame))
     recent_commands_.pop_back();
   unacked_commands_.push_back({sequence, now});
   while (unacked_commands_.size() > kMaxUnackedCommands)
     unacked_commands_.pop_front();
 
-  const std::vector<wire::InputCommand> commands(recent_commands_.begin(), recent_commands_.end());
-  flatbuffers::FlatBufferBuilder fbb(256);
-  const auto commands_offset = fbb.CreateVectorOfStructs(commands.data(), commands.size());
-  const auto body = wire::CreateClientFrame(fbb, commands_offset, receiver_.events_received());
+  BitWriter packed;
+  write_client_commands(packed,
+                        {{recent_commands_.begin(), recent_commands_.end()}, receiver_.events_received()});
+  last_commands_bytes_ = packed.byte_count();
+  flatbuffers::FlatBufferBuilder fbb(128);
+  const auto body =
+      wire::CreateClientFrame(fbb, fbb.CreateVector(packed.bytes().data(), packed.bytes().size()));
   return seal(fbb, wire::Message::ClientFrame, body.Union(), now);
 }
 

@@ -81,6 +81,8 @@ class ClientSession {
   // One command per client tick (sequence from 1): the ClientFrame with it and the two before it, and
   // the contact events acknowledgement. Empty unless connected.
   std::vector<std::uint8_t> send_command(const PlayerInput& input, double view_tick, double now);
+  // The size of the last ClientFrame's commands_packed (the commands and the events acknowledgement).
+  std::size_t last_commands_bytes() const { return last_commands_bytes_; }
   // The goodbye once a connection may exist (empty before our challenge response); the session is over
   // after. Send it a few times: the server takes the first copy and refuses the rest as DuplicatePacket.
   std::vector<std::uint8_t> disconnect(double now);
@@ -145,6 +147,7 @@ class ClientSession {
   ReliableEventReceiver receiver_;
 
   std::uint64_t command_sequence_ = 0;
+  std::size_t last_commands_bytes_ = 0;
   std::deque<wire::InputCommand> recent_commands_;  // newest first, kCommandsPerFrame
   std::deque<SentCommand> unacked_commands_;        // ascending, bounded
   std::vector<CommandAck> command_acks_;

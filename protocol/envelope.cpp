@@ -57,8 +57,6 @@ bool structs_aligned(const flatbuffers::Vector<const T*>* v) {
 }
 
 bool struct_vectors_aligned(const wire::Envelope& envelope) {
-  if (const auto* frame = envelope.message_as_ClientFrame()) return structs_aligned(frame->commands());
-  if (const auto* frame = envelope.message_as_ServerFrame()) return structs_aligned(frame->events());
   if (const auto* push = envelope.message_as_ContactPush()) return structs_aligned(push->events());
   return true;
 }

@@ -40,6 +40,9 @@ class ReliableEventSender {
   // The oldest unacknowledged events that fit `byte_budget` (kContactEventBytes each), oldest first.
   // Valid until the next push or on_ack.
   std::span<const wire::ContactEvent> oldest(std::size_t byte_budget) const;
+  // Every unacknowledged event, oldest first (the bit-packed frame takes the prefix that fits). Valid
+  // until the next push or on_ack.
+  std::span<const wire::ContactEvent> unacknowledged() const { return {queue_.data() + head_, pending()}; }
   std::size_t pending() const { return queue_.size() - head_; }
   std::uint64_t acked() const { return acked_; }  // the newest events_received seen
 

@@ -9,7 +9,8 @@
 namespace shiftcast {
 
 // 2: the snapshot's entities as a bit-packed block against the baseline (issue 15).
-inline constexpr std::uint16_t kProtocolVersion = 2;
+// 3: contact events bit-packed (ServerFrame.events_packed), and lean input commands (issue 15).
+inline constexpr std::uint16_t kProtocolVersion = 3;
 inline constexpr char kFileIdentifier[] = "SHC1";  // Envelope's FlatBuffers file_identifier
 
 // UDP: one datagram = one Envelope, never larger than this (fits every path MTU in practice).

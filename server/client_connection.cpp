@@ -4,8 +4,10 @@
 #include <cassert>
 #include <cmath>
 
+#include "protocol/contact_event_codec.hpp"
 #include "protocol/entity_block.hpp"
 #include "protocol/envelope.hpp"
+#include "protocol/input_codec.hpp"
 #include "protocol/own_state_codec.hpp"
 #include "protocol/packet.hpp"
 
@@ -90,33 +92,33 @@ void ClientConnection::on_acked(std::uint64_t sequence) {
 
 wire::ErrorCode ClientConnection::on_client_frame(const wire::ClientFrame& frame) {
   wire::ErrorCode result = wire::ErrorCode::Ok;
-  if (const auto* list = frame.commands()) {
-    // Newest first on the wire; apply oldest first. The list is at most a few entries in an honest
-    // frame, and a long one only costs its own sort.
-    std::vector<const wire::InputCommand*> commands(list->begin(), list->end());
-    std::sort(commands.begin(), commands.end(),
-              [](const auto* a, const auto* b) { return a->sequence() < b->sequence(); });
-    for (const wire::InputCommand* c : commands) {
-      if (c->sequence() <= input_ack_) continue;  // a redundant copy of one we have
-      counters_.commands_missing += c->sequence() - input_ack_ - 1;
-      input_ack_ = c->sequence();
-      const PlayerInput input{c->forward(), c->right(), c->yaw(), c->pitch(), c->buttons()};
-      if (!input_valid(input) || !std::isfinite(c->view_tick())) {
-        ++counters_.commands_refused;
-        result = wire::ErrorCode::BadArgument;
-        continue;
-      }
-      ++counters_.commands_received;
-      view_tick_ = c->view_tick();
-      commands_.push_back({c->sequence(), input});
-      if (commands_.size() > kMaxQueuedCommands) {
-        commands_.pop_front();
-        ++counters_.commands_dropped;
-      }
+  const auto* packed = frame.commands_packed();
+  if (packed == nullptr) return result;  // nothing to run, nothing acknowledged
+  BitReader in({packed->data(), packed->size()});
+  std::optional<ClientCommands> decoded = read_client_commands(in);
+  if (!decoded || in.finish() != BitReadError::kNone) return wire::ErrorCode::Malformed;  // nothing used
+  // Newest first on the wire, consecutive sequences: apply oldest first.
+  for (auto it = decoded->commands.rbegin(); it != decoded->commands.rend(); ++it) {
+    const wire::InputCommand* c = &*it;
+    if (c->sequence() <= input_ack_) continue;  // a redundant copy of one we have
+    counters_.commands_missing += c->sequence() - input_ack_ - 1;
+    input_ack_ = c->sequence();
+    const PlayerInput input{c->forward(), c->right(), c->yaw(), c->pitch(), c->buttons()};
+    if (!input_valid(input) || !std::isfinite(c->view_tick())) {
+      ++counters_.commands_refused;
+      result = wire::ErrorCode::BadArgument;
+      continue;
+    }
+    ++counters_.commands_received;
+    view_tick_ = c->view_tick();
+    commands_.push_back({c->sequence(), input});
+    if (commands_.size() > kMaxQueuedCommands) {
+      commands_.pop_front();
+      ++counters_.commands_dropped;
     }
   }
   // A lying acknowledgement releases nothing it should not; the commands above still count.
-  if (sender_.on_ack(frame.events_received()) != wire::ErrorCode::Ok) result = wire::ErrorCode::BadArgument;
+  if (sender_.on_ack(decoded->events_received) != wire::ErrorCode::Ok) result = wire::ErrorCode::BadArgument;
   return result;
 }
 
@@ -180,12 +182,15 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
     const wire::OwnState* own) {
   if (closed_) return {};
   const bool with_snapshot = tick > last_snapshot_tick_;
-  // Events first get up to their share (whole events), the snapshot what is left, then events any room
-  // the snapshot left over.
-  const auto event_share =
-      static_cast<std::size_t>(kFramePayloadBytes * kEventShareOfFrame) / kContactEventBytes;
-  const std::size_t event_reserve =
-      with_snapshot ? std::min(sender_.pending(), event_share) * kContactEventBytes : kFramePayloadBytes;
+  // Events first get up to their share (whole events, bit-packed), the snapshot what is left, then
+  // events any room the snapshot left over.
+  std::size_t event_reserve = kFramePayloadBytes;
+  if (with_snapshot) {
+    events_writer_.clear();
+    const auto share_bits = static_cast<std::size_t>(kFramePayloadBytes * kEventShareOfFrame) * 8;
+    write_contact_events(events_writer_, sender_.unacknowledged(), tick, share_bits);
+    event_reserve = sender_.pending() == 0 ? 0 : events_writer_.byte_count();
+  }
 
   flatbuffers::FlatBufferBuilder& fbb = frame_builder_.builder;
   fbb.Clear();
@@ -208,13 +213,17 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
     ++counters_.snapshots_sent;
     if (!delta.complete) ++counters_.snapshots_incomplete;
   }
-  const auto events = sender_.oldest(kFramePayloadBytes - snapshot_bytes);
-  const auto events_offset = events.empty()
-                                 ? flatbuffers::Offset<flatbuffers::Vector<const wire::ContactEvent*>>()
-                                 : fbb.CreateVectorOfStructs(events.data(), events.size());
-  counters_.events_sent += events.size();
-  const auto body =
-      wire::CreateServerFrame(fbb, tick, run_ack_, snapshot_offset, events_offset, pack_own(fbb, own));
+  flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>> events_offset;
+  if (sender_.pending() != 0) {
+    events_writer_.clear();
+    const std::size_t sent = write_contact_events(events_writer_, sender_.unacknowledged(), tick,
+                                                  (kFramePayloadBytes - snapshot_bytes) * 8);
+    counters_.events_sent += sent;
+    if (sent != 0)
+      events_offset = fbb.CreateVector(events_writer_.bytes().data(), events_writer_.bytes().size());
+  }
+  const auto own_offset = pack_own(fbb, own);
+  const auto body = wire::CreateServerFrame(fbb, tick, run_ack_, snapshot_offset, own_offset, events_offset);
   input_ack_sent_ = run_ack_;
 
   const std::uint64_t sequence = tracker_.next_sequence();
@@ -247,7 +256,7 @@ std::vector<std::uint8_t> ClientConnection::build_input_ack(std::uint64_t tick, 
                                                             const wire::OwnState* own) {
   if (closed_) return {};
   flatbuffers::FlatBufferBuilder fbb(128);
-  const auto body = wire::CreateServerFrame(fbb, tick, run_ack_, {}, {}, pack_own(fbb, own));
+  const auto body = wire::CreateServerFrame(fbb, tick, run_ack_, {}, pack_own(fbb, own));
   input_ack_sent_ = run_ack_;
   return seal(fbb, wire::Message::ServerFrame, body.Union(), now);
 }

@@ -211,6 +211,7 @@ class ClientConnection {
   SnapshotDelta delta_;                            // scratch for build_frame, its capacity reused
   BitWriter block_writer_;                         // scratch for build_frame: the entity block
   BitWriter own_writer_;                           // scratch: the own state, bit-packed
+  BitWriter events_writer_;                        // scratch: the contact events, bit-packed
   ScratchBuilder frame_builder_;                   // scratch for build_frame, its buffer reused
   std::uint64_t last_snapshot_tick_ = 0;
 

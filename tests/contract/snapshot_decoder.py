@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A decoder of shiftcast's ServerFrame snapshot (protocol version 2) written from docs/protocol.md alone:
+"""A decoder of shiftcast's ServerFrame snapshot (protocol version 3) written from docs/protocol.md alone:
 the Envelope through the bindings `flatc --python` generates from protocol/shiftcast.fbs, the entity
 block bit by bit from the document's "Entity block" tables. It decodes the document's
 `server_frame_snapshot` test vector against the document's baseline, and runs the negative checks the
@@ -17,7 +17,7 @@ import os
 import re
 import sys
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 
 # The document's tiered widths ("Entity block").
 COUNT = (5, 10, 32)

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "protocol/envelope.hpp"
+#include "protocol/input_codec.hpp"
 #include "protocol/sequence_window.hpp"
 #include "protocol/wire_constants.hpp"
 
@@ -26,7 +27,10 @@ Bytes client_frame_envelope(std::uint64_t first_command) {
   for (std::uint64_t i = 0; i < kCommandsPerFrame; ++i) {
     commands.emplace_back(first_command - i, 10.5, 1.0f, -1.0f, 0.25f, 0.0f, 1);
   }
-  const auto body = wire::CreateClientFrameDirect(fbb, &commands, 12);
+  BitWriter packed;
+  write_client_commands(packed, {commands, 12});
+  const auto body =
+      wire::CreateClientFrame(fbb, fbb.CreateVector(packed.bytes().data(), packed.bytes().size()));
   finish_envelope(fbb, wire::Message::ClientFrame, body.Union());
   return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
@@ -57,7 +61,7 @@ constexpr PacketHeader kHeader{7, 1001, 42, 40, 0x80000003u};
 TEST(PacketTest, AssociatedDataLayout) {
   const PacketHeader header{0x04030201, 0x0c0b0a0908070605, 0x14131211100f0e0d, 0x1c1b1a1918171615,
                             0x201f1e1d};
-  const Bytes expected{'S',  'H',  'C',  '1',  0x02, 0x00, 0x01, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06,
+  const Bytes expected{'S',  'H',  'C',  '1',  0x03, 0x00, 0x01, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06,
                        0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13,
                        0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f, 0x20};
   EXPECT_EQ(packet_associated_data(header, Direction::kServerToClient), expected);

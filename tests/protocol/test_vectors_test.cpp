@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "protocol/connect_token.hpp"
+#include "protocol/contact_event_codec.hpp"
 #include "protocol/entity_block.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
+#include "protocol/input_codec.hpp"
 #include "protocol/own_state_codec.hpp"
 #include "protocol/packet.hpp"
 #include "protocol/rpc_frame.hpp"
@@ -57,7 +59,8 @@ const std::vector<std::string> kVectorNames = {"token_ad",           "packet_ad"
                                                "connection_request", "connection_challenge",
                                                "packet_keep_alive",  "rpc_raycast_frame",
                                                "entity_block",       "server_frame_snapshot",
-                                               "own_state"};
+                                               "own_state",          "contact_events",
+                                               "client_commands"};
 
 // The entity block's fixed inputs (docs/protocol.md "Test vectors"): entity 1 unchanged, 2 moved and
 // turned, 3 removed, 4 new.
@@ -171,6 +174,38 @@ Bytes own_state() {
   return {w.bytes().begin(), w.bytes().end()};
 }
 
+// Two events in a frame of tick 1000 (docs/protocol.md "Contact events" vector): a player landing on a
+// level brush, then the next event, two players touching (an explicit normal).
+constexpr std::uint64_t kEventsFrameTick = 1000;
+const wire::ContactEvent kContactEvents[] = {
+    wire::ContactEvent(41, 998, 0.5f, 0, 0, 3, 7, 0, 300, wire::Vec3f(100.5f, -20.25f, 24),
+                       wire::Vec3f(0, 0, 1), 0, 320),
+    wire::ContactEvent(42, 1000, 0, 0, 0, 0, 7, 9, -1, wire::Vec3f(116, -20.25f, 60),
+                       wire::Vec3f(0.6f, 0.8f, 0), -0.25f, 0)};
+
+Bytes contact_events() {
+  BitWriter w;
+  write_contact_events(w, kContactEvents, kEventsFrameTick, kMaxDatagramBytes * 8);
+  return {w.bytes().begin(), w.bytes().end()};
+}
+
+// Three commands and the events acknowledgement (docs/protocol.md "ClientFrame commands" vector): a
+// player running forward and to the left, turning right, jump held in the newest.
+ClientCommands client_commands_input() {
+  ClientCommands frame;
+  frame.events_received = 42;
+  frame.commands.emplace_back(300, 1200.5, 1.0f, -0.5f, 0.75f, 0.125f, kButtonJump);
+  frame.commands.emplace_back(299, 1200.5, 1.0f, -0.5f, 0.8f, 0.125f, 0);
+  frame.commands.emplace_back(298, 1199.5, 1.0f, 0.0f, 0.85f, 0.1f, 0);
+  return frame;
+}
+
+Bytes client_commands() {
+  BitWriter w;
+  write_client_commands(w, client_commands_input());
+  return {w.bytes().begin(), w.bytes().end()};
+}
+
 // Every vector, built by the library from the fixed inputs.
 std::map<std::string, Bytes> library_vectors() {
   std::map<std::string, Bytes> v;
@@ -195,6 +230,8 @@ std::map<std::string, Bytes> library_vectors() {
   v["entity_block"] = entity_block();
   v["server_frame_snapshot"] = server_frame_snapshot();
   v["own_state"] = own_state();
+  v["contact_events"] = contact_events();
+  v["client_commands"] = client_commands();
   return v;
 }
 
@@ -281,6 +318,36 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
   ASSERT_EQ(applied.state.size(), kBlockWorld.size());
   for (std::size_t i = 0; i < kBlockWorld.size(); ++i)
     EXPECT_TRUE(same_entity_state(applied.state[i], kBlockWorld[i])) << i;
+
+  // The documented commands read back as the documented values, quantized.
+  BitReader command_bits(doc_["client_commands"]);
+  const auto commands = read_client_commands(command_bits);
+  ASSERT_TRUE(commands.has_value());
+  EXPECT_EQ(command_bits.finish(), BitReadError::kNone);
+  EXPECT_EQ(commands->events_received, 42u);
+  ASSERT_EQ(commands->commands.size(), 3u);
+  EXPECT_EQ(commands->commands[2].sequence(), 298u);
+  EXPECT_EQ(commands->commands[2].view_tick(), 1199.5);
+  EXPECT_EQ(commands->commands[0].forward(), 1.0f);
+  EXPECT_EQ(commands->commands[0].right(), -64.0f / 127.0f);
+  EXPECT_EQ(commands->commands[0].yaw(), quantize_input({0, 0, 0.75f, 0, 0}).yaw);
+  EXPECT_EQ(commands->commands[0].buttons(), kButtonJump);
+
+  // The documented events read back as the documented values.
+  BitReader event_bits(doc_["contact_events"]);
+  const auto events = read_contact_events(event_bits, kEventsFrameTick);
+  ASSERT_TRUE(events.has_value());
+  EXPECT_EQ(event_bits.finish(), BitReadError::kNone);
+  ASSERT_EQ(events->size(), 2u);
+  EXPECT_EQ((*events)[0].sequence(), 41u);
+  EXPECT_EQ((*events)[0].tick(), 998u);
+  EXPECT_EQ((*events)[0].brush(), 300);
+  EXPECT_EQ((*events)[0].relative_speed(), 320.0f);
+  EXPECT_EQ((*events)[1].sequence(), 42u);
+  EXPECT_EQ((*events)[1].b(), 9u);
+  EXPECT_EQ((*events)[1].brush(), -1);
+  EXPECT_EQ((*events)[1].normal().y(), 0.8f);
+  EXPECT_EQ((*events)[1].separation(), -0.25f);
 
   // The documented own state reads back as the documented values.
   BitReader own_bits(doc_["own_state"]);

@@ -9,6 +9,7 @@
 #include <limits>
 #include <random>
 
+#include "protocol/envelope.hpp"
 #include "protocol/packet.hpp"
 #include "tests/support/server_fixture.hpp"
 
@@ -98,26 +99,30 @@ TEST_F(ServerBadInputTest, EveryBadDatagramIsRefusedWithItsReasonWhileOthersPlay
                 metric_value(text, rejected("udp", "wrong_identifier")),
             201);
 
-  // A connected player sending NaN and absurd inputs: refused, counted, the player stays connected.
+  // A connected player whose commands do not decode (protocol 3 carries quantized inputs: NaN or
+  // absurd values cannot be spelled, so undecodable bits are what a hostile client can send): refused as
+  // malformed, counted, the player stays connected.
   UdpTestClient bad(server_.ports().udp, token(2));
   ASSERT_TRUE(bad.connect());
-  PlayerInput nan_input;
-  nan_input.yaw = std::numeric_limits<float>::quiet_NaN();
-  PlayerInput inf_input;
-  inf_input.forward = std::numeric_limits<float>::infinity();
-  PlayerInput absurd;
-  absurd.forward = 1000;
-  bad.send_command(nan_input, 0);
-  bad.send_command(inf_input, 0);
-  bad.send_command(absurd, 0);
-  EXPECT_TRUE(counted(rejected("udp", "bad_argument"), 3));
+  const double malformed_before = metric_value(metrics(), rejected("udp", "malformed"));
+  for (std::uint64_t k = 0; k < 3; ++k) {
+    flatbuffers::FlatBufferBuilder fbb;
+    const std::uint8_t garbage[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};  // a tier past 64 bits, then more
+    finish_envelope(fbb, wire::Message::ClientFrame,
+                    wire::CreateClientFrame(fbb, fbb.CreateVector(garbage, sizeof garbage)).Union());
+    const ConnectToken& t = bad.session().token();
+    bad.send_raw(seal_packet({t.match_id, t.client_id, 1'000'000 + k, 0, 0}, Direction::kClientToServer,
+                             t.client_to_server, {fbb.GetBufferPointer(), fbb.GetSize()}));
+  }
+  EXPECT_TRUE(counted(rejected("udp", "malformed"), malformed_before + 3));
   // A tampered packet: refused as not authentic.
   {
     std::vector<std::uint8_t> d = bad.session().send_command(PlayerInput{}, 0, bad.now());
     d[d.size() - 20] ^= 0x55;
     bad.send_raw(d);
   }
-  EXPECT_TRUE(counted(rejected("udp", "decrypt_failed"), 1) || counted(rejected("udp", "malformed"), 202));
+  EXPECT_TRUE(counted(rejected("udp", "decrypt_failed"), 1) ||
+              counted(rejected("udp", "malformed"), malformed_before + 4));
 
   // RPC: NaN coordinates, an unknown match, a wrong admin key, and a flood beyond the rate limit.
   RpcTestClient rpc(server_.ports().rpc);

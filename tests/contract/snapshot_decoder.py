@@ -1,23 +1,31 @@
 #!/usr/bin/env python3
-"""A decoder of shiftcast's ServerFrame snapshot (protocol version 3) written from docs/protocol.md alone:
-the Envelope through the bindings `flatc --python` generates from protocol/shiftcast.fbs, the entity
-block bit by bit from the document's "Entity block" tables. It decodes the document's
-`server_frame_snapshot` test vector against the document's baseline, and runs the negative checks the
-document promises (every proper prefix of the block, and non-zero padding, are refused). Usage:
+"""A decoder of shiftcast's connected packet and ServerFrame snapshot (protocol version 4) written from
+docs/protocol.md alone: the plaintext ServerFrame message byte by byte from the document's "5. Packet"
+tables (kind, varints, flags, length-prefixed sections), the entity block bit by bit from its "Entity
+block" tables, and the compact datagram header of the `packet_keep_alive` vector from the datagram table
+(opened with libsodium, called through ctypes, when the shared library is installed). It decodes the
+document's `server_frame_snapshot` test vector against the document's baseline, and runs the negative
+checks the document promises: every proper prefix of the block and non-zero padding; for the message
+framing every proper prefix, a truncated varint, a non-shortest varint, a varint past 2^64, trailing
+bytes, a zero-length section, reserved and inconsistent flag bits, an impossible baseline, an unknown
+kind; for the datagram header the non-canonical forms. Usage:
 
     snapshot_decoder.py --doc docs/protocol.md [--generated DIR]
 
+(`--generated` is accepted and unused: version 3 read the frame through the `flatc --python` bindings.)
 Prints one JSON object: the frame's fields, the decoded world as [id, kind, flags, yaw, x, y, z] rows,
 and how many malformed variants were refused out of how many tried. tests/protocol/test_vectors_test.cpp
 runs it and compares with the C++ library.
 """
 import argparse
+import ctypes
+import ctypes.util
 import json
 import os
 import re
-import sys
+import struct
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 
 # The document's tiered widths ("Entity block").
 COUNT = (5, 10, 32)
@@ -32,7 +40,15 @@ YAW_DELTA = (5, 10, 16)
 BASELINE = {1: (0, 0, 0, 0, 0, 0), 2: (1, 0, 100, 16, 32, 0), 3: (2, 1, 0, -5, 0, 7)}
 
 
-class Malformed(Exception):
+class Refused(Exception):
+    pass
+
+
+class Malformed(Refused):
+    pass
+
+
+class UnexpectedMessage(Refused):
     pass
 
 
@@ -131,6 +147,209 @@ def decode_block(data, baseline):
     return [[i, *world[i]] for i in sorted(world)], used
 
 
+# The document's "5. Packet": the plaintext message kinds, the ServerFrame's flags.
+CLIENT_FRAME, SERVER_FRAME, KEEP_ALIVE, DISCONNECT = 0, 1, 2, 3
+SNAPSHOT, COMPLETE, OWN, EVENTS = 1, 2, 4, 8
+
+
+class Bytes:
+    """The plaintext message: bytes, varints (unsigned LEB128, shortest form) and sections."""
+
+    def __init__(self, data):
+        self.data = data
+        self.at = 0
+
+    def u8(self):
+        if self.at >= len(self.data):
+            raise Malformed("past the end")
+        self.at += 1
+        return self.data[self.at - 1]
+
+    def fixed(self, n):
+        if self.at + n > len(self.data):
+            raise Malformed("past the end")
+        self.at += n
+        return self.data[self.at - n:self.at]
+
+    def varint(self, limit=2**64):
+        v = 0
+        for i in range(10):
+            byte = self.u8()
+            v |= (byte & 0x7F) << (7 * i)
+            if byte & 0x80 == 0:
+                if i > 0 and byte == 0:
+                    raise Malformed("varint not in its shortest form")
+                if v >= limit:
+                    raise Malformed("varint out of range")
+                return v
+        raise Malformed("varint longer than 10 bytes")
+
+    def section(self):
+        n = self.varint()
+        if n == 0:
+            raise Malformed("zero-length section")
+        if n > len(self.data) - self.at:
+            raise Malformed("section past the end")
+        return self.fixed(n)
+
+    def finish(self):
+        if self.at != len(self.data):
+            raise Malformed("trailing bytes")
+
+
+def parse_message(data):
+    """One plaintext message, as the document's tables say; returns (kind, fields)."""
+    r = Bytes(data)
+    kind = r.u8()
+    m = {}
+    if kind == CLIENT_FRAME:
+        m["commands_packed"] = r.fixed(len(data) - 1)
+    elif kind == SERVER_FRAME:
+        m["tick"], m["input_ack"] = r.varint(), r.varint()
+        flags = r.u8()
+        if flags & 0xF0:
+            raise Malformed("reserved ServerFrame flag")
+        if flags & COMPLETE and not flags & SNAPSHOT:
+            raise Malformed("complete without a snapshot")
+        if flags & SNAPSHOT:
+            if m["tick"] < 1:
+                raise Malformed("a snapshot at tick 0")
+            offset = r.varint()
+            if offset > 0 and m["tick"] - offset < 1:
+                raise Malformed("baseline before tick 1")
+            m["snapshot"] = {"tick": m["tick"], "baseline_tick": m["tick"] - offset if offset else 0,
+                             "own_entity": r.varint(2**32), "complete": bool(flags & COMPLETE),
+                             "block": r.section()}
+        if flags & OWN:
+            m["own"] = r.section()
+        if flags & EVENTS:
+            m["events"] = r.section()
+    elif kind == KEEP_ALIVE:
+        m["tick"], m["events_received"] = r.varint(), r.varint()
+        flags = r.u8()
+        if flags & 0xFE:
+            raise Malformed("reserved KeepAlive flag")
+        if flags & 1:
+            m["session"] = struct.unpack("<HHII", r.fixed(12))
+    elif kind == DISCONNECT:
+        m["code"] = r.u8()
+    else:
+        raise UnexpectedMessage("kind %d" % kind)
+    r.finish()
+    return kind, m
+
+
+def parse_header(datagram):
+    """The compact datagram's header: (sequence low 16, ack low 16 or None, ack_bits, sealed)."""
+    if len(datagram) < 1:
+        raise Malformed("empty")
+    prefix = datagram[0]
+    if prefix & 3 != 1:
+        raise Malformed("not a connected packet")
+    if prefix & 0x80 or (not prefix & 4 and prefix & 0x78):
+        raise Malformed("reserved prefix bits")
+    at = 3
+    ack = ack_bits = None
+    if prefix & 4:
+        at = 5
+        ack_bits = 0
+        for k in range(4):
+            byte = 0xFF
+            if prefix & (8 << k):
+                if at >= len(datagram):
+                    raise Malformed("past the end")
+                byte = datagram[at]
+                at += 1
+                if byte == 0xFF:
+                    raise Malformed("an ack_bits byte of 0xFF sent")
+            ack_bits |= byte << (8 * k)
+    if len(datagram) < at + 16 + 1:
+        raise Malformed("shorter than header, tag and one plaintext byte")
+    sequence = struct.unpack_from("<H", datagram, 1)[0]
+    if prefix & 4:
+        ack = struct.unpack_from("<H", datagram, 3)[0]
+    return sequence, ack, ack_bits, datagram[at:]
+
+
+def full_sequence(newest, low16):
+    d = (low16 - newest) % 65536
+    if d >= 32768:
+        d -= 65536
+    s = newest + d
+    return s + 65536 if s < 1 else s
+
+
+def full_ack(newest_sent, low16):
+    a = newest_sent - ((newest_sent - low16) % 65536)
+    if a < 1:
+        raise Malformed("ack names no sequence sent")
+    return a
+
+
+def open_keep_alive(datagram):
+    """The documented keep-alive, client to server: (sequence, plaintext), or None without libsodium."""
+    low16, ack16, ack_bits, sealed = parse_header(datagram)
+    name = ctypes.util.find_library("sodium")
+    if name is None:
+        return None
+    sodium = ctypes.CDLL(name)
+    if sodium.sodium_init() < 0:
+        return None
+    sequence = full_sequence(0, low16)  # the server's first packet from this client
+    ack = 0 if ack16 is None else full_ack(0, ack16)
+    ad = b"SHC1" + struct.pack("<HBIQQQI", PROTOCOL_VERSION, 0, 7, 1001, sequence, ack, ack_bits or 0)
+    nonce = bytes(4) + struct.pack("<Q", sequence)
+    key = bytes(range(0x40, 0x60))  # the document's client-to-server key
+    out = ctypes.create_string_buffer(len(sealed))
+    out_len = ctypes.c_ulonglong(0)
+    if sodium.crypto_aead_chacha20poly1305_ietf_decrypt(
+            out, ctypes.byref(out_len), None, sealed, ctypes.c_ulonglong(len(sealed)), ad,
+            ctypes.c_ulonglong(len(ad)), nonce, key) != 0:
+        raise SystemExit("the documented keep-alive does not open")
+    return sequence, out.raw[:out_len.value]
+
+
+def varint(v):
+    out = bytearray()
+    while True:
+        out.append((v & 0x7F) | (0x80 if v >= 0x80 else 0))
+        v >>= 7
+        if not v:
+            return bytes(out)
+
+
+def framing_variants(frame):
+    """Malformed (or unexpected) neighbours of the documented ServerFrame message."""
+    variants = [frame[:cut] for cut in range(len(frame))]  # every proper prefix
+    variants.append(frame[:1] + b"\xe4")  # a truncated varint (tick, its continuation bit set)
+    variants.append(frame[:1] + b"\xe4\x00" + frame[2:])  # tick 100 in two bytes: not the shortest form
+    variants.append(frame[:1] + b"\xff" * 9 + b"\x02" + frame[2:])  # a tick past 2^64 - 1
+    variants.append(frame[:1] + b"\xff" * 10 + b"\x00" + frame[2:])  # an 11-byte varint
+    variants.append(frame + b"\x00")  # a trailing byte
+    variants.append(frame[:3] + bytes([frame[3] | OWN]) + frame[4:] + b"\x00")  # an own section of 0 bytes
+    variants.append(frame[:3] + bytes([frame[3] | EVENTS]) + frame[4:] + b"\x00")  # events, 0 bytes
+    for bit in range(4, 8):  # a reserved flag bit
+        variants.append(frame[:3] + bytes([frame[3] | (1 << bit)]) + frame[4:])
+    variants.append(frame[:3] + bytes([COMPLETE]))  # complete without a snapshot
+    variants.append(frame[:1] + b"\x00" + frame[2:])  # a snapshot at tick 0
+    variants.append(frame[:4] + varint(100) + frame[5:])  # baseline_offset 100: baseline tick 0
+    variants.append(frame[:5] + varint(2**32) + frame[6:])  # own_entity past 2^32 - 1
+    variants.append(frame[:6] + bytes([frame[6] + 1]) + frame[7:])  # block_bytes one past the end
+    variants.append(bytes([4]) + frame[1:])  # an unknown kind: UnexpectedMessage
+    return variants
+
+
+def header_variants():
+    """Non-canonical or impossible compact headers (each followed by a tag and one byte)."""
+    body = bytes(17)
+    return [b"", b"\x02\x01\x00" + body, b"\x03\x01\x00" + body,  # prefix & 3 is not 1
+            b"\x81\x01\x00" + body,  # bit 7 set
+            b"\x09\x01\x00\x00" + body,  # an ack_bits byte without an ack
+            b"\x0d\x01\x00\x01\x00\xff" + body,  # an ack_bits byte of 0xFF sent
+            b"\x05\x01\x00\x01\x00" + bytes(16),  # no plaintext byte
+            b"\x7d\x01\x00\x01\x00\x00\x00\x00"]  # ack_bits promised, not there
+
+
 def vector(doc_text, name):
     m = re.search(r"<!-- vector: " + name + r" -->\n```hex\n([0-9a-f\s]*?)```", doc_text)
     if m is None:
@@ -143,42 +362,49 @@ def main():
     parser.add_argument("--doc", required=True)
     parser.add_argument("--generated", default=os.environ.get("SHIFTCAST_PYTHON_PROTOCOL_DIR", ""))
     args = parser.parse_args()
-    sys.path.insert(0, args.generated)
-    from shiftcast.wire import Envelope, Message, ServerFrame
 
     with open(args.doc) as f:
         doc = f.read()
     data = vector(doc, "server_frame_snapshot")
-    if data[4:8] != b"SHC1":
-        raise SystemExit("file identifier")
-    envelope = Envelope.Envelope.GetRootAs(data, 0)
-    if envelope.Version() != PROTOCOL_VERSION or envelope.MessageType() != Message.Message.ServerFrame:
-        raise SystemExit("version or message type")
-    frame = ServerFrame.ServerFrame()
-    table = envelope.Message()
-    frame.Init(table.Bytes, table.Pos)
-    snapshot = frame.Snapshot()
-    block = bytes(snapshot.Block(i) for i in range(snapshot.BlockLength()))
+    try:
+        kind, frame = parse_message(data)
+    except Refused as e:
+        raise SystemExit("the documented ServerFrame does not parse: %s" % e)
+    if kind != SERVER_FRAME or "snapshot" not in frame:
+        raise SystemExit("not a ServerFrame with a snapshot")
+    snapshot = frame["snapshot"]
+    block = snapshot["block"]
     world, used = decode_block(block, BASELINE)
     if block != vector(doc, "entity_block"):
         raise SystemExit("the frame's block is not the documented entity block")
 
-    variants = [block[:cut] for cut in range(len(block))]
+    keep_alive = open_keep_alive(vector(doc, "packet_keep_alive"))
+    if keep_alive is not None:
+        sequence, plaintext = keep_alive
+        kind, message = parse_message(plaintext)
+        if (sequence, kind, message) != (1, KEEP_ALIVE, {"tick": 100, "events_received": 0}):
+            raise SystemExit("the documented keep-alive is not KeepAlive{tick 100} at sequence 1")
+
+    refused = tried = 0
+    block_variants = [block[:cut] for cut in range(len(block))]
     for bit in range(used, len(block) * 8):  # a one in the padding
         variant = bytearray(block)
         variant[bit // 8] |= 1 << (bit % 8)
-        variants.append(bytes(variant))
-    variants.append(block + b"\x00")  # a whole byte more
-    refused = 0
-    for v in variants:
+        block_variants.append(bytes(variant))
+    block_variants.append(block + b"\x00")  # a whole byte more
+    checks = [(v, lambda v: decode_block(v, BASELINE)) for v in block_variants]
+    checks += [(v, parse_message) for v in framing_variants(data)]
+    checks += [(v, parse_header) for v in header_variants()]
+    for v, decode in checks:
+        tried += 1
         try:
-            decode_block(v, BASELINE)
-        except Malformed:
+            decode(v)
+        except Refused:
             refused += 1
-    print(json.dumps({"tick": frame.Tick(), "input_ack": frame.InputAck(), "snapshot_tick": snapshot.Tick(),
-                      "baseline_tick": snapshot.BaselineTick(), "own_entity": snapshot.OwnEntity(),
-                      "complete": bool(snapshot.Complete()), "world": world, "refused": refused,
-                      "variants": len(variants)}))
+    print(json.dumps({"tick": frame["tick"], "input_ack": frame["input_ack"], "snapshot_tick": snapshot["tick"],
+                      "baseline_tick": snapshot["baseline_tick"], "own_entity": snapshot["own_entity"],
+                      "complete": snapshot["complete"], "world": world,
+                      "keep_alive_opened": keep_alive is not None, "refused": refused, "variants": tried}))
 
 
 if __name__ == "__main__":

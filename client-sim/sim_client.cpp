@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "client-sim/own_state.hpp"
+#include "protocol/connected_message.hpp"
 #include "protocol/contact_event_codec.hpp"
 #include "protocol/input_codec.hpp"
 #include "protocol/packet.hpp"
@@ -140,10 +141,9 @@ void SimClient::on_datagram(std::span<const std::uint8_t> datagram, double now) 
   const std::uint64_t skipped_before = c.snapshots_skipped;
 
   if (session_.on_datagram(datagram, now) == wire::ErrorCode::Ok) {
-    // Ok means the session verified these very bytes: reading the envelope again needs no verifier.
-    const wire::Envelope* envelope = flatbuffers::GetRoot<wire::Envelope>(datagram.data());
-    if (const wire::Packet* packet = envelope->message_as_Packet()) {
-      const std::uint64_t sequence = packet->sequence();
+    // Ok means the session opened and read these very bytes (a connected packet, or the handshake).
+    if (datagram_form(datagram) == DatagramForm::kConnectedPacket) {
+      const std::uint64_t sequence = session_.last_packet_sequence();
       const bool newest = sequence > stats_.server_sequence_max;
       ++stats_.server_packets_received;
       stats_.server_sequence_max = std::max(stats_.server_sequence_max, sequence);
@@ -152,27 +152,26 @@ void SimClient::on_datagram(std::span<const std::uint8_t> datagram, double now) 
       if (newest && c.snapshots_received > snapshots_before && c.snapshots_skipped == skipped_before &&
           session_.latest_snapshot_tick() <= last_snapshot_tick_)
         ++stats_.snapshot_tick_regressions;
-      // The bandwidth split reads what the frame carried (a second decryption: the session keeps no
-      // plaintext). Events that arrived ahead of a hole are held by the session, not delivered: read how
-      // far this frame went.
-      const OpenedPacket opened =
-          open_packet(*packet, Direction::kServerToClient, session_.token().server_to_client);
-      const wire::ServerFrame* frame =
-          opened.error == wire::ErrorCode::Ok ? opened.inner_envelope()->message_as_ServerFrame() : nullptr;
+      // The bandwidth split reads what the frame carried. Events that arrived ahead of a hole are held by
+      // the session, not delivered: read how far this frame went.
+      const ReadMessage read = read_connected_message(session_.last_packet_message());
+      const ServerFrameMessage* frame =
+          read.error == wire::ErrorCode::Ok && read.message.kind == MessageKind::kServerFrame
+              ? &read.message.server_frame
+              : nullptr;
       if (frame != nullptr) {
-        if (frame->snapshot() != nullptr && frame->snapshot()->block() != nullptr)
-          stats_.bytes_down_entity_block += frame->snapshot()->block()->size();
-        if (frame->own_packed() != nullptr) stats_.bytes_down_own_state += frame->own_packed()->size();
-        if (frame->events_packed() != nullptr) stats_.bytes_down_events += frame->events_packed()->size();
+        if (frame->snapshot) stats_.bytes_down_entity_block += frame->snapshot->block.size();
+        if (frame->own) stats_.bytes_down_own_state += frame->own->size();
+        if (frame->events) stats_.bytes_down_events += frame->events->size();
       }
       const ReceiverCounters& e = session_.event_counters();
       if (e.gaps != last_gaps_ || e.overflow != last_overflow_) {
         last_gaps_ = e.gaps;
         last_overflow_ = e.overflow;
-        if (frame != nullptr && frame->events_packed() != nullptr) {
+        if (frame != nullptr && frame->events) {
           // The session accepted this frame, so its events decode.
-          BitReader in({frame->events_packed()->data(), frame->events_packed()->size()});
-          if (const auto events = read_contact_events(in, frame->tick())) {
+          BitReader in(*frame->events);
+          if (const auto events = read_contact_events(in, frame->tick)) {
             for (const wire::ContactEvent& event : *events)
               stats_.events_highest_seen = std::max(stats_.events_highest_seen, event.sequence());
           }

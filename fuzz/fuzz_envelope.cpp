@@ -1,7 +1,9 @@
-// Target: the envelope verifier, then the reader of every message a peer can send that has one outside
-// a connection's state (the stateful readers have their own targets: fuzz_packet, fuzz_rpc_handlers).
+// Target: the envelope verifier and the handshake's readers, the connected packet's opener, and the
+// connected message's reader with the bit streams inside it (the stateful readers have their own
+// targets: fuzz_packet, fuzz_rpc_handlers). Every input is tried as a datagram and as an opened message.
 // Promise: verify_envelope refuses with a typed reason or hands out an envelope every reader may walk;
-// each reader answers with an error value, never a crash, over any bytes that verify.
+// each reader answers with an error value, never a crash; and whatever reads is the one encoding of
+// itself: written back, it gives the same bytes.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +11,7 @@
 #include <span>
 
 #include "fuzz/fuzz_support.hpp"
+#include "protocol/connected_message.hpp"
 #include "protocol/contact_event_codec.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
@@ -39,18 +42,8 @@ void check_applied(const AppliedDelta& applied) {
     require(applied.state[i - 1].id() < applied.state[i].id(), "apply_delta: state not strictly ascending");
 }
 
-void read_message(const Fixture& f, const wire::Envelope& envelope, int depth);
-
-void read_inner(const Fixture& f, const OpenedPacket& opened, int depth) {
-  if (opened.error != wire::ErrorCode::Ok) return;
-  const wire::Envelope* inner = opened.inner_envelope();
-  require(inner != nullptr, "open_packet: Ok without an inner envelope");
-  read_message(f, *inner, depth + 1);
-}
-
-void read_message(const Fixture& f, const wire::Envelope& envelope, int depth) {
+void read_handshake(const Fixture& f, const wire::Envelope& envelope) {
   require(envelope.message() != nullptr, "verify_envelope: Ok without a message");
-  if (depth > 1) return;  // a packet inside a packet is refused by the channel; reading it once is enough
   switch (envelope.message_type()) {
     case wire::Message::ConnectionRequest:
       (void)open_connect_token(f.keys.token_key, *envelope.message_as_ConnectionRequest(), kServerAddress,
@@ -63,61 +56,79 @@ void read_message(const Fixture& f, const wire::Envelope& envelope, int depth) {
     case wire::Message::ConnectionChallenge:
       (void)build_challenge_response(f.token, *envelope.message_as_ConnectionChallenge());
       break;
-    case wire::Message::Packet: {
-      const wire::Packet& packet = *envelope.message_as_Packet();
-      read_inner(f, open_packet(packet, Direction::kClientToServer, kClientToServerKey), depth);
-      read_inner(f, open_packet(packet, Direction::kServerToClient, kServerToClientKey), depth);
-      break;
-    }
-    case wire::Message::ServerFrame: {
-      const wire::ServerFrame& frame = *envelope.message_as_ServerFrame();
-      if (frame.snapshot() != nullptr) check_applied(apply_delta(f.held, *frame.snapshot()));
-      if (const auto* packed = frame.own_packed()) {
-        // A decoded own state is the one encoding of itself: writing it back gives the same bytes.
-        BitReader in({packed->data(), packed->size()});
-        const std::optional<wire::OwnState> own = read_own_state(in);
-        if (own && in.finish() == BitReadError::kNone) {
-          BitWriter again;
-          write_own_state(again, *own);
-          require(std::equal(again.bytes().begin(), again.bytes().end(), packed->begin(), packed->end()),
-                  "own state: a decoded state re-encodes differently");
-        }
-      }
-      if (const auto* packed = frame.events_packed()) {
-        // Decoded events are the one encoding of themselves: writing them back gives the same bytes.
-        BitReader in({packed->data(), packed->size()});
-        const auto events = read_contact_events(in, frame.tick());
-        if (events && in.finish() == BitReadError::kNone) {
-          BitWriter again;
-          const std::size_t sent = write_contact_events(again, *events, frame.tick(), packed->size() * 8);
-          require(sent == events->size(), "contact events: decoded events do not fit their own bytes");
-          require(std::equal(again.bytes().begin(), again.bytes().end(), packed->begin(), packed->end()),
-                  "contact events: decoded events re-encode differently");
-          ReliableEventReceiver receiver(64);
-          receiver.receive(*events);
-          (void)receiver.take();
-        }
-      }
-      break;
-    }
-    case wire::Message::ClientFrame: {
-      const wire::ClientFrame& frame = *envelope.message_as_ClientFrame();
-      if (const auto* packed = frame.commands_packed()) {
-        // Decoded commands are the one encoding of themselves: writing them back gives the same bytes.
-        BitReader in({packed->data(), packed->size()});
-        const std::optional<ClientCommands> commands = read_client_commands(in);
-        if (commands && in.finish() == BitReadError::kNone) {
-          BitWriter again;
-          write_client_commands(again, *commands);
-          require(std::equal(again.bytes().begin(), again.bytes().end(), packed->begin(), packed->end()),
-                  "client commands: decoded commands re-encode differently");
-        }
-      }
-      break;
-    }
     default:
       break;  // the RPC's messages: fuzz_rpc_handlers
   }
+}
+
+void require_same(const std::vector<std::uint8_t>& again, ByteSpan bytes, const char* what) {
+  require(std::equal(again.begin(), again.end(), bytes.begin(), bytes.end()), what);
+}
+void require_same(const BitWriter& again, ByteSpan bytes, const char* what) {
+  require(std::equal(again.bytes().begin(), again.bytes().end(), bytes.begin(), bytes.end()), what);
+}
+
+void read_server_frame_sections(const Fixture& f, const ServerFrameMessage& frame) {
+  if (frame.snapshot) check_applied(apply_delta(f.held, frame.snapshot->block));
+  if (frame.own) {
+    BitReader in(*frame.own);
+    const std::optional<wire::OwnState> own = read_own_state(in);
+    if (own && in.finish() == BitReadError::kNone) {
+      BitWriter again;
+      write_own_state(again, *own);
+      require_same(again, *frame.own, "own state: a decoded state re-encodes differently");
+    }
+  }
+  if (frame.events) {
+    BitReader in(*frame.events);
+    const auto events = read_contact_events(in, frame.tick);
+    if (events && in.finish() == BitReadError::kNone) {
+      BitWriter again;
+      const std::size_t sent = write_contact_events(again, *events, frame.tick, frame.events->size() * 8);
+      require(sent == events->size(), "contact events: decoded events do not fit their own bytes");
+      require_same(again, *frame.events, "contact events: decoded events re-encode differently");
+      ReliableEventReceiver receiver(64);
+      receiver.receive(*events);
+      (void)receiver.take();
+    }
+  }
+}
+
+void read_commands(ByteSpan packed) {
+  if (packed.empty()) return;
+  BitReader in(packed);
+  const std::optional<ClientCommands> commands = read_client_commands(in);
+  if (commands && in.finish() == BitReadError::kNone) {
+    BitWriter again;
+    write_client_commands(again, *commands);
+    require_same(again, packed, "client commands: decoded commands re-encode differently");
+  }
+}
+
+// A connected packet's plaintext: read, written back byte for byte, and its sections read.
+void read_message(const Fixture& f, ByteSpan bytes) {
+  const ReadMessage read = read_connected_message(bytes);
+  if (read.error != wire::ErrorCode::Ok) return;
+  const ConnectedMessage& m = read.message;
+  std::vector<std::uint8_t> again;
+  switch (m.kind) {
+    case MessageKind::kClientFrame:
+      write_client_frame(again, m.commands);
+      read_commands(m.commands);
+      break;
+    case MessageKind::kServerFrame:
+      write_server_frame(again, m.server_frame);
+      read_server_frame_sections(f, m.server_frame);
+      break;
+    case MessageKind::kKeepAlive:
+      write_keep_alive(again, m.keep_alive);
+      (void)read_session_info(m.keep_alive.session);
+      break;
+    case MessageKind::kDisconnect:
+      write_disconnect(again, m.disconnect_code);
+      break;
+  }
+  require_same(again, bytes, "connected message: a decoded message re-encodes differently");
 }
 
 }  // namespace
@@ -127,6 +138,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace shiftcast;
   static const fuzz::Fixture fixture;
   const std::vector<std::uint8_t> bytes = fuzz::copy({data, size});
+  // The bytes as an opened message (what a peer holding the key can make the reader see).
+  fuzz::read_message(fixture, bytes);
+  switch (datagram_form(bytes)) {
+    case DatagramForm::kConnectedPacket:
+      // Sealed packets open only when the fuzzer finds the tag; the header checks run on everything.
+      for (const Direction d : {Direction::kClientToServer, Direction::kServerToClient}) {
+        const OpenedPacket opened = open_packet(
+            bytes, d, d == Direction::kClientToServer ? fuzz::kClientToServerKey : fuzz::kServerToClientKey,
+            {fuzz::kMatch, fuzz::kClient}, {0, 0xFFFF});
+        if (opened.error == wire::ErrorCode::Ok) fuzz::read_message(fixture, opened.message);
+      }
+      return 0;
+    case DatagramForm::kInvalid:
+      return 0;
+    case DatagramForm::kEnvelope:
+      break;
+  }
   // The RPC's limit (the larger one); the UDP channel's is checked the same way, only smaller.
   const EnvelopeView view = verify_envelope(bytes, kMaxRpcFrameBytes);
   if (view.error != wire::ErrorCode::Ok) {
@@ -134,6 +162,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   fuzz::require(view.envelope != nullptr, "verify_envelope: Ok without an envelope");
-  fuzz::read_message(fixture, *view.envelope, 0);
+  fuzz::read_handshake(fixture, *view.envelope);
   return 0;
 }

@@ -2,22 +2,22 @@
 // from id to state). The held state comes from the input (strictly ascending, as a client holds it); the
 // delta arrives as fuzzed lists (so the ordering checks are exercised), as a Snapshot whose entity block
 // the harness writes from well-formed fuzzed lists (the block must decode to exactly those lists), or
-// as raw bytes of a whole Envelope{ServerFrame} (its block is untrusted bits).
+// as raw bytes of a whole ServerFrame message (protocol/connected_message.hpp; its block is untrusted bits).
 // Promise: Malformed exactly when the lists are not strictly ascending or name an id both changed and
 // removed, or the block does not decode; otherwise the result is the baseline without the removed ids,
 // with the changed ones set.
 //
 // Input: u8 held_count | per held entity u8 id_step, 8 bytes state | u8 mode |
 //        mode bit 0 clear: u8 changed_count, each u16 id + 8 bytes state; u8 removed_count, each u16 id
-//        mode bit 0 set:   an Envelope{ServerFrame} (its snapshot is applied)
+//        mode bit 0 set:   a ServerFrame message (its snapshot is applied)
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <vector>
 
 #include "fuzz/fuzz_support.hpp"
+#include "protocol/connected_message.hpp"
 #include "protocol/entity_block.hpp"
-#include "protocol/envelope.hpp"
 #include "protocol/snapshot_delta.hpp"
 
 namespace shiftcast::fuzz {
@@ -69,28 +69,20 @@ void check(std::span<const wire::EntityState> held, std::span<const wire::Entity
 std::vector<std::uint8_t> server_frame(std::span<const wire::EntityState> held,
                                        const std::vector<wire::EntityState>& changed,
                                        const std::vector<std::uint32_t>& removed) {
-  flatbuffers::FlatBufferBuilder fbb;
   BitWriter w;
   write_entity_block(w, held, changed, removed);
-  const auto block = fbb.CreateVector(w.bytes().data(), w.bytes().size());
-  const auto snapshot = wire::CreateSnapshot(fbb, 2, 1, 1, true, block);
-  const auto frame = wire::CreateServerFrame(fbb, 2, 0, snapshot);
-  finish_envelope(fbb, wire::Message::ServerFrame, frame.Union());
-  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+  std::vector<std::uint8_t> m;
+  write_server_frame(m, {2, 0, SnapshotSection{1, 1, true, w.bytes()}, std::nullopt, std::nullopt});
+  return m;
 }
 
 void apply_frame(std::span<const wire::EntityState> held, std::span<const std::uint8_t> bytes) {
-  const EnvelopeView view = verify_envelope(bytes, kMaxDatagramBytes);
-  if (view.error != wire::ErrorCode::Ok) return;
-  const auto* frame = view.envelope->message_as_ServerFrame();
-  if (frame == nullptr || frame->snapshot() == nullptr) return;
-  const wire::Snapshot& s = *frame->snapshot();
-  const AppliedDelta applied = apply_delta(held, s);
-  if (s.block() == nullptr) {
-    require(applied.error == wire::ErrorCode::Malformed, "apply_delta: accepted a snapshot without a block");
-    return;
-  }
-  BitReader in({s.block()->data(), s.block()->size()});
+  const ReadMessage read = read_connected_message(bytes);
+  if (read.error != wire::ErrorCode::Ok || read.message.kind != MessageKind::kServerFrame) return;
+  const auto& snapshot = read.message.server_frame.snapshot;
+  if (!snapshot) return;
+  const AppliedDelta applied = apply_delta(held, snapshot->block);
+  BitReader in(snapshot->block);
   const DecodedEntityBlock decoded = read_entity_block(in, held);
   if (decoded.error != wire::ErrorCode::Ok || in.finish() != BitReadError::kNone) {
     require(applied.error == wire::ErrorCode::Malformed,

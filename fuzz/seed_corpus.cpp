@@ -16,11 +16,13 @@
 
 #include "fuzz/fuzz_support.hpp"
 #include "protocol/client_session.hpp"
+#include "protocol/connected_message.hpp"
 #include "protocol/contact_event_codec.hpp"
 #include "protocol/entity_block.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
 #include "protocol/input_codec.hpp"
+#include "protocol/own_state_codec.hpp"
 #include "protocol/packet.hpp"
 #include "protocol/rpc_frame.hpp"
 #include "world/level/compiled_level.hpp"
@@ -69,50 +71,47 @@ ConnectToken fixed_token() {
                              kClientToServerKey, kServerToClientKey);
 }
 
+// The connected messages (protocol/connected_message.hpp), as a packet seals them.
 Bytes server_frame_inner() {
-  flatbuffers::FlatBufferBuilder fbb;
   const wire::EntityState changed[] = {wire::EntityState(1, 0, 0, 100, wire::QuantizedVec(16, 32, 0)),
                                        wire::EntityState(4, 2, 1, 9000, wire::QuantizedVec(-160, 8, 64))};
   const std::uint32_t removed[] = {3};
   BitWriter block;
   write_entity_block(block, {}, changed, removed);  // against the empty baseline (baseline_tick 0)
-  const auto b = fbb.CreateVector(block.bytes().data(), block.bytes().size());
-  const auto snapshot = wire::CreateSnapshot(fbb, 2, 0, 1, true, b);
   const wire::Vec3f point(8, 0, 0), up(0, 0, 1);
   const wire::ContactEvent events[] = {
       wire::ContactEvent(1, 2, 0.5f, 0, 0, 3, 1, 0, 4, point, up, 0, 320),
       wire::ContactEvent(2, 2, 0.75f, 2, 1, 2, 2, 4, -1, point, up, 0.1f, 90)};
   BitWriter packed;
   write_contact_events(packed, events, 2, kMaxDatagramBytes * 8);
-  const auto e = fbb.CreateVector(packed.bytes().data(), packed.bytes().size());
-  const auto frame = wire::CreateServerFrame(fbb, 2, 1, snapshot, 0, e);
-  finish_envelope(fbb, wire::Message::ServerFrame, frame.Union());
-  return finished(fbb);
+  BitWriter own;
+  write_own_state(
+      own, wire::OwnState(wire::Vec3f(1, 2, 3), wire::Vec3f(320, 0, 0), wire::Vec3f(0, 0, 1), 0, 5, 1));
+  Bytes m;
+  write_server_frame(m, {2, 1, SnapshotSection{0, 1, true, block.bytes()}, own.bytes(), packed.bytes()});
+  return m;
 }
 
 Bytes client_frame_inner() {
-  flatbuffers::FlatBufferBuilder fbb;
   const wire::InputCommand commands[] = {wire::InputCommand(2, 1.5, 1, 0, 0.5f, 0, 1),
                                          wire::InputCommand(1, 0.5, 0.5f, -0.5f, 0.25f, 0.1f, 0)};
   BitWriter packed;
   write_client_commands(packed, {{commands, commands + 2}, 1});
-  const auto frame =
-      wire::CreateClientFrame(fbb, fbb.CreateVector(packed.bytes().data(), packed.bytes().size()));
-  finish_envelope(fbb, wire::Message::ClientFrame, frame.Union());
-  return finished(fbb);
+  Bytes m;
+  write_client_frame(m, packed.bytes());
+  return m;
 }
 
 Bytes keepalive_inner() {
-  flatbuffers::FlatBufferBuilder fbb;
-  finish_envelope(fbb, wire::Message::KeepAlive, wire::CreateKeepAlive(fbb, 3, 1).Union());
-  return finished(fbb);
+  Bytes m;
+  write_keep_alive(m, {3, 1, to_session_info({64, 32, 0.1, 5.0})});
+  return m;
 }
 
 Bytes disconnect_inner() {
-  flatbuffers::FlatBufferBuilder fbb;
-  finish_envelope(fbb, wire::Message::Disconnect,
-                  wire::CreateDisconnect(fbb, wire::ErrorCode::ClientDisconnected).Union());
-  return finished(fbb);
+  Bytes m;
+  write_disconnect(m, wire::ErrorCode::ClientDisconnected);
+  return m;
 }
 
 // ---- RPC requests against the fuzz_rpc_handlers room (match 1; walls at +-512, floor 0, ceiling 256) ----

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "protocol/connected_message.hpp"
 #include "protocol/contact_event_codec.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
@@ -83,9 +84,9 @@ std::vector<std::vector<std::uint8_t>> ClientSession::poll(double now) {
     return out;
   }
   if (now >= last_sent_ + settings_.keepalive_interval) {
-    flatbuffers::FlatBufferBuilder fbb(64);
-    const auto body = wire::CreateKeepAlive(fbb, latest_snapshot_tick(), receiver_.events_received());
-    out.push_back(seal(fbb, wire::Message::KeepAlive, body.Union(), now));
+    std::vector<std::uint8_t> message;
+    write_keep_alive(message, {latest_snapshot_tick(), receiver_.events_received(), std::nullopt});
+    out.push_back(seal(message, now));
   }
   return out;
 }
@@ -97,6 +98,17 @@ wire::ErrorCode ClientSession::reject(wire::ErrorCode code) {
 
 wire::ErrorCode ClientSession::on_datagram(std::span<const std::uint8_t> datagram, double now) {
   ++counters_.datagrams_in;
+  switch (datagram_form(datagram)) {
+    case DatagramForm::kConnectedPacket:
+      if (state_ != ClientState::kSendingResponse && state_ != ClientState::kConnected) {
+        return reject(wire::ErrorCode::UnexpectedMessage);
+      }
+      return on_packet(datagram, now);
+    case DatagramForm::kInvalid:
+      return reject(wire::ErrorCode::Malformed);
+    case DatagramForm::kEnvelope:
+      break;
+  }
   const EnvelopeView view = verify_envelope(datagram, kMaxDatagramBytes);
   if (view.error != wire::ErrorCode::Ok) return reject(view.error);
   const wire::Envelope& envelope = *view.envelope;
@@ -119,22 +131,18 @@ wire::ErrorCode ClientSession::on_datagram(std::span<const std::uint8_t> datagra
       state_ = ClientState::kDenied;
       code_ = envelope.message_as_ConnectionDenied()->code();
       return wire::ErrorCode::Ok;
-    case wire::Message::Packet:
-      if (state_ != ClientState::kSendingResponse && state_ != ClientState::kConnected) {
-        return reject(wire::ErrorCode::UnexpectedMessage);
-      }
-      return on_packet(*envelope.message_as_Packet(), now);
     default:
       return reject(wire::ErrorCode::UnexpectedMessage);
   }
 }
 
-wire::ErrorCode ClientSession::on_packet(const wire::Packet& packet, double now) {
-  if (packet.match_id() != token_.match_id || packet.client_id() != token_.client_id) {
-    return reject(wire::ErrorCode::UnknownConnection);
-  }
-  const OpenedPacket opened = open_packet(packet, Direction::kServerToClient, token_.server_to_client);
+wire::ErrorCode ClientSession::on_packet(std::span<const std::uint8_t> datagram, double now) {
+  OpenedPacket opened =
+      open_packet(datagram, Direction::kServerToClient, token_.server_to_client,
+                  {token_.match_id, token_.client_id}, {replay_.ack(), sent_.next_sequence() - 1});
   if (opened.error != wire::ErrorCode::Ok) return reject(opened.error);
+  const ReadMessage read = read_connected_message(opened.message);
+  if (read.error != wire::ErrorCode::Ok) return reject(read.error);
   const std::uint64_t sequence = opened.header.sequence;
   if (!replay_.accept(sequence)) return reject(wire::ErrorCode::DuplicatePacket);
   sent_.on_ack(opened.header.ack, opened.header.ack_bits);
@@ -144,19 +152,19 @@ wire::ErrorCode ClientSession::on_packet(const wire::Packet& packet, double now)
     last_sent_ = now;  // the handshake just spoke for us; the first keep-alive is due an interval later
   }
 
-  const wire::Envelope& inner = *opened.inner_envelope();
+  const ConnectedMessage& message = read.message;
   wire::ErrorCode error = wire::ErrorCode::Ok;
   bool use = true;
-  switch (inner.message_type()) {
-    case wire::Message::ServerFrame:
-      use = on_server_frame(*inner.message_as_ServerFrame(), now, error);
+  switch (message.kind) {
+    case MessageKind::kServerFrame:
+      use = on_server_frame(message.server_frame, now, error);
       break;
-    case wire::Message::KeepAlive:
-      if (auto info = read_session_info(inner.message_as_KeepAlive()->session())) session_info_ = info;
+    case MessageKind::kKeepAlive:
+      if (auto info = read_session_info(message.keep_alive.session)) session_info_ = info;
       break;
-    case wire::Message::Disconnect:
+    case MessageKind::kDisconnect:
       state_ = ClientState::kDisconnected;
-      code_ = inner.message_as_Disconnect()->code();
+      code_ = message.disconnect_code;
       break;
     default:
       use = false;
@@ -167,13 +175,15 @@ wire::ErrorCode ClientSession::on_packet(const wire::Packet& packet, double now)
     applied_.accept(sequence);
     ++counters_.packets_accepted;
   }
+  last_sequence_ = sequence;
+  last_message_ = std::move(opened.message);  // `read` pointed into it; the bytes stay where they are
   return error == wire::ErrorCode::Ok ? error : reject(error);
 }
 
-bool ClientSession::on_server_frame(const wire::ServerFrame& frame, double now, wire::ErrorCode& error) {
+bool ClientSession::on_server_frame(const ServerFrameMessage& frame, double now, wire::ErrorCode& error) {
   std::optional<wire::OwnState> own;
-  if (const auto* packed = frame.own_packed()) {
-    BitReader in({packed->data(), packed->size()});
+  if (frame.own) {
+    BitReader in(*frame.own);
     own = read_own_state(in);
     if (!own || in.finish() != BitReadError::kNone) {
       error = wire::ErrorCode::Malformed;  // nothing of the frame is used
@@ -181,25 +191,21 @@ bool ClientSession::on_server_frame(const wire::ServerFrame& frame, double now, 
     }
   }
   std::optional<std::vector<wire::ContactEvent>> events;
-  if (const auto* packed = frame.events_packed()) {
-    BitReader in({packed->data(), packed->size()});
-    events = read_contact_events(in, frame.tick());
+  if (frame.events) {
+    BitReader in(*frame.events);
+    events = read_contact_events(in, frame.tick);
     if (!events || in.finish() != BitReadError::kNone) {
       error = wire::ErrorCode::Malformed;
       return false;
     }
   }
-  on_input_ack(frame.input_ack(), own ? &*own : nullptr, now);
+  on_input_ack(frame.input_ack, own ? &*own : nullptr, now);
   if (events) receiver_.receive(*events);
-  const wire::Snapshot* snapshot = frame.snapshot();
-  if (snapshot == nullptr) return true;
+  if (!frame.snapshot) return true;
+  const SnapshotSection& snapshot = *frame.snapshot;
   ++counters_.snapshots_received;
-  const std::uint64_t tick = snapshot->tick();
-  const std::uint64_t baseline_tick = snapshot->baseline_tick();
-  if (tick == 0 || baseline_tick >= tick) {
-    error = wire::ErrorCode::Malformed;
-    return false;
-  }
+  const std::uint64_t tick = frame.tick;
+  const std::uint64_t baseline_tick = snapshot.baseline_tick;
   if (history_.contains(tick)) return true;  // the same snapshot again: already held
 
   static const SnapshotState kEmpty;
@@ -213,14 +219,14 @@ bool ClientSession::on_server_frame(const wire::ServerFrame& frame, double now, 
     }
     baseline = &it->second.state;
   }
-  AppliedDelta applied = apply_delta(*baseline, *snapshot);
+  AppliedDelta applied = apply_delta(*baseline, snapshot.block);
   if (applied.error != wire::ErrorCode::Ok) {
     error = applied.error;
     return false;
   }
-  if (!snapshot->complete()) ++counters_.snapshots_incomplete;
-  if (tick > latest_snapshot_tick()) own_entity_ = snapshot->own_entity();
-  history_[tick] = HeldSnapshot{std::move(applied.state), snapshot->complete()};
+  if (!snapshot.complete) ++counters_.snapshots_incomplete;
+  if (tick > latest_snapshot_tick()) own_entity_ = snapshot.own_entity;
+  history_[tick] = HeldSnapshot{std::move(applied.state), snapshot.complete};
   while (history_.size() > kSnapshotHistory)
     history_.erase(history_.begin());
   return true;
@@ -246,16 +252,13 @@ std::vector<CommandAck> ClientSession::take_command_acks() {
   return out;
 }
 
-std::vector<std::uint8_t> ClientSession::seal(flatbuffers::FlatBufferBuilder& fbb, wire::Message type,
-                                              flatbuffers::Offset<void> body, double now) {
-  finish_envelope(fbb, type, body);
+std::vector<std::uint8_t> ClientSession::seal(std::span<const std::uint8_t> message, double now) {
   PacketHeader header{token_.match_id, token_.client_id, sent_.take_sequence(), applied_.ack(),
                       applied_.ack_bits()};
   sent_.sent(header.sequence);
   last_sent_ = now;
   ++counters_.datagrams_out;
-  return seal_packet(header, Direction::kClientToServer, token_.client_to_server,
-                     {fbb.GetBufferPointer(), fbb.GetSize()});
+  return seal_packet(header, Direction::kClientToServer, token_.client_to_server, message);
 }
 
 std::vector<std::uint8_t> ClientSession::send_command(const PlayerInput& input, double view_tick,
@@ -276,19 +279,18 @@ std::vector<std::uint8_t> ClientSession::send_command(const PlayerInput& input, 
   write_client_commands(packed,
                         {{recent_commands_.begin(), recent_commands_.end()}, receiver_.events_received()});
   last_commands_bytes_ = packed.byte_count();
-  flatbuffers::FlatBufferBuilder fbb(128);
-  const auto body =
-      wire::CreateClientFrame(fbb, fbb.CreateVector(packed.bytes().data(), packed.bytes().size()));
-  return seal(fbb, wire::Message::ClientFrame, body.Union(), now);
+  std::vector<std::uint8_t> message;
+  write_client_frame(message, packed.bytes());
+  return seal(message, now);
 }
 
 std::vector<std::uint8_t> ClientSession::disconnect(double now) {
   std::vector<std::uint8_t> out;
   // After our response the server may already hold a connection: tell it too.
   if (state_ == ClientState::kConnected || state_ == ClientState::kSendingResponse) {
-    flatbuffers::FlatBufferBuilder fbb(64);
-    const auto body = wire::CreateDisconnect(fbb, wire::ErrorCode::ClientDisconnected);
-    out = seal(fbb, wire::Message::Disconnect, body.Union(), now);
+    std::vector<std::uint8_t> message;
+    write_disconnect(message, wire::ErrorCode::ClientDisconnected);
+    out = seal(message, now);
   }
   if (handshaking(state_) || state_ == ClientState::kConnected) {
     state_ = ClientState::kDisconnected;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "protocol/connect_token.hpp"
+#include "protocol/connected_message.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/player_input.hpp"
 #include "protocol/reliable_events.hpp"
@@ -81,7 +82,7 @@ class ClientSession {
   // One command per client tick (sequence from 1): the ClientFrame with it and the two before it, and
   // the contact events acknowledgement. Empty unless connected.
   std::vector<std::uint8_t> send_command(const PlayerInput& input, double view_tick, double now);
-  // The size of the last ClientFrame's commands_packed (the commands and the events acknowledgement).
+  // The size of the last ClientFrame's commands bit stream (the commands and the events acknowledgement).
   std::size_t last_commands_bytes() const { return last_commands_bytes_; }
   // The goodbye once a connection may exist (empty before our challenge response); the session is over
   // after. Send it a few times: the server takes the first copy and refuses the rest as DuplicatePacket.
@@ -98,14 +99,18 @@ class ClientSession {
   std::vector<wire::ContactEvent> take_events() { return receiver_.take(); }
   std::vector<CommandAck> take_command_acks();
   std::uint64_t input_ack() const { return input_ack_; }
-  // The own player's exact state after command input_ack() (ServerFrame.own) when the frame that brought
-  // that acknowledgement carried it; nothing otherwise (an older server, or not spawned yet).
+  // The own player's exact state after command input_ack() (the frame's own section) when the frame that
+  // brought that acknowledgement carried it; nothing otherwise (an older server, or not spawned yet).
   const std::optional<wire::OwnState>& own_state() const { return own_state_; }
   // The match's rates and the server's timers, from the keep-alive that accepted us (SessionInfo);
   // nothing before, or from a server that did not send them.
   const std::optional<SessionTiming>& session_info() const { return session_info_; }
   std::uint64_t last_command_sequence() const { return command_sequence_; }
   const ClientCounters& counters() const { return counters_; }
+  // The newest authentic packet's full sequence and its opened message (protocol/connected_message.hpp):
+  // what a load tester reads to split bandwidth by kind without opening the packet twice.
+  std::uint64_t last_packet_sequence() const { return last_sequence_; }
+  const std::vector<std::uint8_t>& last_packet_message() const { return last_message_; }
   const ReceiverCounters& event_counters() const { return receiver_.counters(); }
   const ConnectToken& token() const { return token_; }
 
@@ -120,12 +125,11 @@ class ClientSession {
   };
 
   wire::ErrorCode reject(wire::ErrorCode code);
-  wire::ErrorCode on_packet(const wire::Packet& packet, double now);
+  wire::ErrorCode on_packet(std::span<const std::uint8_t> datagram, double now);
   // True when the frame's snapshot (if any) is now held, so the packet may be acknowledged.
-  bool on_server_frame(const wire::ServerFrame& frame, double now, wire::ErrorCode& error);
+  bool on_server_frame(const ServerFrameMessage& frame, double now, wire::ErrorCode& error);
   void on_input_ack(std::uint64_t input_ack, const wire::OwnState* own, double now);
-  std::vector<std::uint8_t> seal(flatbuffers::FlatBufferBuilder& fbb, wire::Message type,
-                                 flatbuffers::Offset<void> body, double now);
+  std::vector<std::uint8_t> seal(std::span<const std::uint8_t> message, double now);
 
   ConnectToken token_;
   ClientSessionSettings settings_;
@@ -155,6 +159,8 @@ class ClientSession {
   std::optional<wire::OwnState> own_state_;  // from the frame that brought input_ack_
   std::optional<SessionTiming> session_info_;
   ClientCounters counters_;
+  std::uint64_t last_sequence_ = 0;
+  std::vector<std::uint8_t> last_message_;
 };
 
 }  // namespace shiftcast

@@ -27,6 +27,10 @@ inline constexpr unsigned kNormalZero = 0;      // (0, 0, 0): not on ground
 inline constexpr unsigned kNormalUp = 1;        // (0, 0, 1): flat ground
 inline constexpr unsigned kNormalExplicit = 2;  // three floats follow
 
+// The most a state takes: flags 1 + 8 bits, position 96, velocity 3 x 33, an explicit normal 2 + 96, the
+// two ground ids 3 + 32 each: 372 bits.
+inline constexpr std::size_t kMaxOwnStateBytes = (9 + 96 + 99 + 98 + 2 * 35 + 7) / 8;
+
 void write_own_state(BitWriter& out, const wire::OwnState& own);
 // Nothing when the bits are not a state a conforming writer sends (past the end, form 3, a byte field
 // beyond 255, a non-shortest form); the reader's error() says which when it was the stream.

@@ -21,21 +21,20 @@ std::uint16_t to_rate(int rate) {
 
 }  // namespace
 
-flatbuffers::Offset<wire::SessionInfo> write_session_info(flatbuffers::FlatBufferBuilder& fbb,
-                                                          const SessionTiming& timing) {
-  return wire::CreateSessionInfo(fbb, to_rate(timing.tick_rate), to_rate(timing.snapshot_rate),
-                                 to_milliseconds(timing.keepalive_interval), to_milliseconds(timing.timeout));
+SessionInfoFields to_session_info(const SessionTiming& timing) {
+  return {to_rate(timing.tick_rate), to_rate(timing.snapshot_rate),
+          to_milliseconds(timing.keepalive_interval), to_milliseconds(timing.timeout)};
 }
 
-std::optional<SessionTiming> read_session_info(const wire::SessionInfo* info) {
-  if (info == nullptr) return std::nullopt;
-  if (info->tick_rate() == 0 || info->snapshot_rate() == 0 || info->snapshot_rate() > info->tick_rate() ||
-      info->keepalive_interval_ms() == 0 || info->timeout_ms() <= info->keepalive_interval_ms()) {
+std::optional<SessionTiming> read_session_info(const std::optional<SessionInfoFields>& info) {
+  if (!info) return std::nullopt;
+  if (info->tick_rate == 0 || info->snapshot_rate == 0 || info->snapshot_rate > info->tick_rate ||
+      info->keepalive_interval_ms == 0 || info->timeout_ms <= info->keepalive_interval_ms) {
     return std::nullopt;
   }
-  return SessionTiming{info->tick_rate(), info->snapshot_rate(),
-                       info->keepalive_interval_ms() / kMillisecondsPerSecond,
-                       info->timeout_ms() / kMillisecondsPerSecond};
+  return SessionTiming{info->tick_rate, info->snapshot_rate,
+                       info->keepalive_interval_ms / kMillisecondsPerSecond,
+                       info->timeout_ms / kMillisecondsPerSecond};
 }
 
 }  // namespace shiftcast

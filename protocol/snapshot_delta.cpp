@@ -225,14 +225,9 @@ AppliedDelta apply_delta(std::span<const wire::EntityState> baseline,
   return applied;
 }
 
-AppliedDelta apply_delta(std::span<const wire::EntityState> baseline, const wire::Snapshot& snapshot) {
+AppliedDelta apply_delta(std::span<const wire::EntityState> baseline, std::span<const std::uint8_t> block) {
   AppliedDelta applied;
-  const auto* block = snapshot.block();
-  if (block == nullptr) {
-    applied.error = wire::ErrorCode::Malformed;
-    return applied;
-  }
-  BitReader in({block->data(), block->size()});
+  BitReader in(block);
   DecodedEntityBlock decoded = read_entity_block(in, baseline);
   if (decoded.error != wire::ErrorCode::Ok || in.finish() != BitReadError::kNone) {
     applied.error = wire::ErrorCode::Malformed;

@@ -6,10 +6,10 @@
 // datagram cannot hold every change (the entries left out keep their baseline values and follow later).
 //
 //   SnapshotDelta d = encode_delta(acked_state, world_states, {own_entity, focus}, bit_budget);
-//   write_entity_block(writer, acked_state, d.changed, d.removed);   // Snapshot.block (entity_block.hpp)
-//   ... d.complete in the wire::Snapshot, remember d.result for its tick ...
-//   AppliedDelta a = apply_delta(held_state_for_baseline_tick, *snapshot);      // client
-//   if (a.error == wire::ErrorCode::Ok) hold(snapshot->tick(), std::move(a.state));
+//   write_entity_block(writer, acked_state, d.changed, d.removed);   // the block (entity_block.hpp)
+//   ... d.complete in the frame's SnapshotSection, remember d.result for its tick ...
+//   AppliedDelta a = apply_delta(held_state_for_baseline_tick, snapshot.block);      // client
+//   if (a.error == wire::ErrorCode::Ok) hold(frame.tick, std::move(a.state));
 //
 // Quantization (both ends, also for anything else that ships poses): positions in kPositionQuantum
 // steps rounded to nearest (half away from zero), so the error is at most half a quantum; yaw in
@@ -85,7 +85,7 @@ struct AppliedDelta {
 AppliedDelta apply_delta(std::span<const wire::EntityState> baseline,
                          std::span<const wire::EntityState> changed, std::span<const std::uint32_t> removed);
 // The snapshot's entity block decoded against `baseline` (Malformed also for a block that does not end
-// in its zero padding, or a snapshot without one).
-AppliedDelta apply_delta(std::span<const wire::EntityState> baseline, const wire::Snapshot& snapshot);
+// in its zero padding).
+AppliedDelta apply_delta(std::span<const wire::EntityState> baseline, std::span<const std::uint8_t> block);
 
 }  // namespace shiftcast

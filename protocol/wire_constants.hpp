@@ -10,10 +10,13 @@ namespace shiftcast {
 
 // 2: the snapshot's entities as a bit-packed block against the baseline (issue 15).
 // 3: contact events bit-packed (ServerFrame.events_packed), and lean input commands (issue 15).
-inline constexpr std::uint16_t kProtocolVersion = 3;
+// 4: the connected packet is no longer FlatBuffers: a 3- to 9-byte header and a sealed, byte-packed
+//    message (protocol/packet.hpp, protocol/connected_message.hpp; issue 15).
+inline constexpr std::uint16_t kProtocolVersion = 4;
 inline constexpr char kFileIdentifier[] = "SHC1";  // Envelope's FlatBuffers file_identifier
 
-// UDP: one datagram = one Envelope, never larger than this (fits every path MTU in practice).
+// UDP: one datagram = one Envelope (the handshake) or one connected packet, never larger than this (fits
+// every path MTU in practice).
 inline constexpr std::size_t kMaxDatagramBytes = 1200;
 
 // Where one datagram is received: one byte more than the largest, so an oversized datagram is seen as

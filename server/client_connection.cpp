@@ -4,9 +4,9 @@
 #include <cassert>
 #include <cmath>
 
+#include "protocol/connected_message.hpp"
 #include "protocol/contact_event_codec.hpp"
 #include "protocol/entity_block.hpp"
-#include "protocol/envelope.hpp"
 #include "protocol/input_codec.hpp"
 #include "protocol/own_state_codec.hpp"
 #include "protocol/packet.hpp"
@@ -14,9 +14,10 @@
 namespace shiftcast {
 namespace {
 
-// What a ServerFrame's vectors may fill: the datagram less the packet wrapper and the frame's framing.
+// What a ServerFrame's block and events may fill: the datagram less the packet's header and tag, the
+// frame's own fields, and the own state at its largest.
 constexpr std::size_t kFramePayloadBytes =
-    kMaxDatagramBytes - kPacketOverheadBytes - kServerFrameOverheadBytes;
+    kMaxDatagramBytes - kPacketOverheadBytes - kServerFrameOverheadBytes - kMaxOwnStateBytes;
 
 }  // namespace
 
@@ -25,7 +26,6 @@ ClientConnection::ClientConnection(ConnectionParams params, const ConnectionSett
       settings_(settings),
       last_received_(now),
       last_sent_(now),
-      frame_builder_(kMaxDatagramBytes),
       sender_(settings.max_pending_events) {}
 
 wire::ErrorCode ClientConnection::refuse(wire::ErrorCode code) {
@@ -39,15 +39,19 @@ void ClientConnection::close(wire::ErrorCode reason) {
   close_reason_ = reason;
 }
 
-wire::ErrorCode ClientConnection::on_packet(const wire::Packet& packet, std::string_view from_address,
-                                            double now) {
+wire::ErrorCode ClientConnection::on_packet(std::span<const std::uint8_t> datagram,
+                                            std::string_view from_address, double now) {
   // Closed by the server (timeout, slow consumer, ...): nothing of the client's is looked at any more.
-  if ((closed_ && goodbye_sequence_ == 0) || from_address != params_.peer_address ||
-      packet.match_id() != params_.match_id || packet.client_id() != params_.client_id) {
+  if ((closed_ && goodbye_sequence_ == 0) || from_address != params_.peer_address) {
     return refuse(wire::ErrorCode::UnknownConnection);
   }
-  const OpenedPacket opened = open_packet(packet, Direction::kClientToServer, params_.client_to_server);
+  const OpenedPacket opened =
+      open_packet(datagram, Direction::kClientToServer, params_.client_to_server,
+                  {params_.match_id, params_.client_id}, {window_.ack(), tracker_.next_sequence() - 1});
   if (opened.error != wire::ErrorCode::Ok) return refuse(opened.error);
+  // Authenticated is not the same as well formed: the peer holds the key and may still be hostile.
+  const ReadMessage read = read_connected_message(opened.message);
+  if (read.error != wire::ErrorCode::Ok) return refuse(read.error);
   // Only now, authenticated, may the sequence move the window. Closed by the client's goodbye, it still
   // runs, so the goodbye's copies (one sequence, kGoodbyeCopies times) are DuplicatePacket, as documented.
   if (!window_.accept(opened.header.sequence)) return refuse(wire::ErrorCode::DuplicatePacket);
@@ -58,20 +62,20 @@ wire::ErrorCode ClientConnection::on_packet(const wire::Packet& packet, std::str
     on_acked(sequence);
   }
 
-  const wire::Envelope& inner = *opened.inner_envelope();
-  switch (inner.message_type()) {
-    case wire::Message::ClientFrame: {
-      const wire::ErrorCode e = on_client_frame(*inner.message_as_ClientFrame());
+  const ConnectedMessage& message = read.message;
+  switch (message.kind) {
+    case MessageKind::kClientFrame: {
+      const wire::ErrorCode e = on_client_frame(message.commands);
       return e == wire::ErrorCode::Ok ? e : refuse(e);
     }
-    case wire::Message::KeepAlive: {
+    case MessageKind::kKeepAlive: {
       // A lying acknowledgement releases nothing it should not (as in a ClientFrame).
-      const std::uint64_t received = inner.message_as_KeepAlive()->events_received();
+      const std::uint64_t received = message.keep_alive.events_received;
       if (received != 0 && sender_.on_ack(received) != wire::ErrorCode::Ok)
         return refuse(wire::ErrorCode::BadArgument);
       return wire::ErrorCode::Ok;
     }
-    case wire::Message::Disconnect:
+    case MessageKind::kDisconnect:
       close(wire::ErrorCode::ClientDisconnected);
       goodbye_sequence_ = opened.header.sequence;
       return wire::ErrorCode::Ok;
@@ -90,11 +94,10 @@ void ClientConnection::on_acked(std::uint64_t sequence) {
   std::erase_if(sent_snapshots_, [&](const SentSnapshot& s) { return s.tick <= baseline_tick_; });
 }
 
-wire::ErrorCode ClientConnection::on_client_frame(const wire::ClientFrame& frame) {
+wire::ErrorCode ClientConnection::on_client_frame(std::span<const std::uint8_t> commands) {
   wire::ErrorCode result = wire::ErrorCode::Ok;
-  const auto* packed = frame.commands_packed();
-  if (packed == nullptr) return result;  // nothing to run, nothing acknowledged
-  BitReader in({packed->data(), packed->size()});
+  if (commands.empty()) return result;  // nothing to run, nothing acknowledged
+  BitReader in(commands);
   std::optional<ClientCommands> decoded = read_client_commands(in);
   if (!decoded || in.finish() != BitReadError::kNone) return wire::ErrorCode::Malformed;  // nothing used
   // Newest first on the wire, consecutive sequences: apply oldest first.
@@ -148,26 +151,23 @@ void ClientConnection::queue_contact(const ContactRecord& record) {
   }
 }
 
-std::vector<std::uint8_t> ClientConnection::seal(flatbuffers::FlatBufferBuilder& fbb, wire::Message type,
-                                                 flatbuffers::Offset<void> body, double now) {
-  finish_envelope(fbb, type, body);
+std::vector<std::uint8_t> ClientConnection::seal(double now) {
   const PacketHeader header{params_.match_id, params_.client_id, tracker_.take_sequence(), window_.ack(),
                             window_.ack_bits()};
   tracker_.sent(header.sequence);
-  std::vector<std::uint8_t> datagram = seal_packet(
-      header, Direction::kServerToClient, params_.server_to_client, {fbb.GetBufferPointer(), fbb.GetSize()});
+  std::vector<std::uint8_t> datagram =
+      seal_packet(header, Direction::kServerToClient, params_.server_to_client, message_);
   last_sent_ = now;
   ++counters_.packets_out;
   counters_.bytes_out += datagram.size();
   return datagram;
 }
 
-flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>> ClientConnection::pack_own(
-    flatbuffers::FlatBufferBuilder& fbb, const wire::OwnState* own) {
-  if (own == nullptr) return {};
+std::optional<std::span<const std::uint8_t>> ClientConnection::pack_own(const wire::OwnState* own) {
+  if (own == nullptr) return std::nullopt;
   own_writer_.clear();
   write_own_state(own_writer_, *own);
-  return fbb.CreateVector(own_writer_.bytes().data(), own_writer_.bytes().size());
+  return std::span<const std::uint8_t>(own_writer_.bytes());
 }
 
 std::vector<std::uint8_t> ClientConnection::build_frame(std::uint64_t tick,
@@ -192,9 +192,9 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
     event_reserve = sender_.pending() == 0 ? 0 : events_writer_.byte_count();
   }
 
-  flatbuffers::FlatBufferBuilder& fbb = frame_builder_.builder;
-  fbb.Clear();
-  flatbuffers::Offset<wire::Snapshot> snapshot_offset;
+  ServerFrameMessage frame;
+  frame.tick = tick;
+  frame.input_ack = run_ack_;
   std::size_t snapshot_bytes = 0;
   SnapshotDelta& delta = delta_;
   if (with_snapshot) {
@@ -207,27 +207,25 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
     block_writer_.clear();
     write_entity_block(block_writer_, baseline, delta.changed, delta.removed);
     snapshot_bytes = block_writer_.byte_count();
-    const auto block = fbb.CreateVector(block_writer_.bytes().data(), block_writer_.bytes().size());
-    snapshot_offset = wire::CreateSnapshot(fbb, tick, use_baseline ? baseline_tick_ : 0, params_.entity,
-                                           delta.complete, block);
+    frame.snapshot = SnapshotSection{use_baseline ? baseline_tick_ : 0, params_.entity, delta.complete,
+                                     block_writer_.bytes()};
     ++counters_.snapshots_sent;
     if (!delta.complete) ++counters_.snapshots_incomplete;
   }
-  flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>> events_offset;
   if (sender_.pending() != 0) {
     events_writer_.clear();
     const std::size_t sent = write_contact_events(events_writer_, sender_.unacknowledged(), tick,
                                                   (kFramePayloadBytes - snapshot_bytes) * 8);
     counters_.events_sent += sent;
-    if (sent != 0)
-      events_offset = fbb.CreateVector(events_writer_.bytes().data(), events_writer_.bytes().size());
+    if (sent != 0) frame.events = std::span<const std::uint8_t>(events_writer_.bytes());
   }
-  const auto own_offset = pack_own(fbb, own);
-  const auto body = wire::CreateServerFrame(fbb, tick, run_ack_, snapshot_offset, own_offset, events_offset);
+  frame.own = pack_own(own);
   input_ack_sent_ = run_ack_;
+  message_.clear();
+  write_server_frame(message_, frame);
 
   const std::uint64_t sequence = tracker_.next_sequence();
-  std::vector<std::uint8_t> datagram = seal(fbb, wire::Message::ServerFrame, body.Union(), now);
+  std::vector<std::uint8_t> datagram = seal(now);
   assert(datagram.size() <= kMaxDatagramBytes);
   if (with_snapshot) {
     last_snapshot_tick_ = tick;
@@ -245,26 +243,30 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
 std::vector<std::uint8_t> ClientConnection::build_keepalive(std::uint64_t tick, double now,
                                                             const SessionTiming* session) {
   if (closed_) return {};
-  flatbuffers::FlatBufferBuilder fbb(64);
-  const auto info =
-      session != nullptr ? write_session_info(fbb, *session) : flatbuffers::Offset<wire::SessionInfo>{};
-  const auto body = wire::CreateKeepAlive(fbb, tick, 0, info);
-  return seal(fbb, wire::Message::KeepAlive, body.Union(), now);
+  KeepAliveMessage keep_alive{tick, 0, std::nullopt};
+  if (session != nullptr) keep_alive.session = to_session_info(*session);
+  message_.clear();
+  write_keep_alive(message_, keep_alive);
+  return seal(now);
 }
 
 std::vector<std::uint8_t> ClientConnection::build_input_ack(std::uint64_t tick, double now,
                                                             const wire::OwnState* own) {
   if (closed_) return {};
-  flatbuffers::FlatBufferBuilder fbb(128);
-  const auto body = wire::CreateServerFrame(fbb, tick, run_ack_, {}, pack_own(fbb, own));
+  ServerFrameMessage frame;
+  frame.tick = tick;
+  frame.input_ack = run_ack_;
+  frame.own = pack_own(own);
   input_ack_sent_ = run_ack_;
-  return seal(fbb, wire::Message::ServerFrame, body.Union(), now);
+  message_.clear();
+  write_server_frame(message_, frame);
+  return seal(now);
 }
 
 std::vector<std::uint8_t> ClientConnection::build_disconnect(wire::ErrorCode code, double now) {
-  flatbuffers::FlatBufferBuilder fbb(64);
-  const auto body = wire::CreateDisconnect(fbb, code);
-  std::vector<std::uint8_t> datagram = seal(fbb, wire::Message::Disconnect, body.Union(), now);
+  message_.clear();
+  write_disconnect(message_, code);
+  std::vector<std::uint8_t> datagram = seal(now);
   close(code);
   return datagram;
 }

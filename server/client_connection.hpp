@@ -1,6 +1,6 @@
 // ClientConnection: the server's state for one connected player, owned by its match's worker thread (no
-// locks, no sockets). The match hands it every Packet that names this client, takes the tick's commands
-// from it (every command received, in order, exactly once, as the command credit allows), queues the
+// locks, no sockets). The match hands it every connected packet from this client's address, takes the tick's
+// commands from it (every command received, in order, exactly once, as the command credit allows), queues the
 // tick's contacts into it, and asks it for one ServerFrame datagram per snapshot: the delta against the
 // newest snapshot the client acknowledged, the reliable events that fit, and the newest command run.
 // Every datagram it builds is at most kMaxDatagramBytes.
@@ -8,7 +8,7 @@
 //   ClientConnection c({match, a.client_id, a.client_to_server, a.server_to_client, from, entity},
 //                      settings, now);                              // after open_challenge_response
 //   send(c.build_keepalive(tick, now));                             // tells the client it is connected
-//   auto e = c.on_packet(*packet, from, now);                       // count e when not Ok
+//   auto e = c.on_packet(datagram, from, now);                      // count e when not Ok
 //   c.take_commands(commands); sim.set_inputs(entity, commands);    // once per tick
 //   c.queue_contact(record);                                        // the tick's contacts for it
 //   send(c.build_frame(tick, world_states, focus, now));            // world ascending by id
@@ -46,11 +46,6 @@ inline constexpr std::size_t kMaxCommandsPerTick = 4;
 // Commands waiting beyond this (a quarter second at 64 Hz) lose the oldest, counted: a client that runs
 // ahead must not pile up latency on the server.
 inline constexpr std::size_t kMaxQueuedCommands = 16;
-// Room the ServerFrame's FlatBuffers framing takes around its vectors (the envelope, the two tables,
-// three vector lengths and their alignment, and the 48-byte own player state with its vtable slot): at
-// most 196 bytes measured over random frames (tests/server/client_connection_frames_test.cpp asserts
-// the bound), with slack for alignment cases.
-inline constexpr std::size_t kServerFrameOverheadBytes = 232;
 // Events may take at most this share of a frame when the snapshot needs the room too, so neither can
 // starve the other.
 inline constexpr double kEventShareOfFrame = 0.5;
@@ -87,29 +82,16 @@ struct ConnectionCounters {
   ErrorCounters rejected{};       // by ErrorCode: the packets refused
 };
 
-// A FlatBufferBuilder kept only as scratch space (its buffer reused from frame to frame). Copying a
-// connection (the packet fuzzer replays each input against a copy of one connection) gives the copy a
-// fresh, empty builder: what a builder holds between frames is never state.
-struct ScratchBuilder {
-  explicit ScratchBuilder(std::size_t bytes) : initial_bytes(bytes), builder(bytes) {}
-  ScratchBuilder(const ScratchBuilder& other)
-      : initial_bytes(other.initial_bytes), builder(other.initial_bytes) {}
-  ScratchBuilder& operator=(const ScratchBuilder&) { return *this; }
-  ScratchBuilder(ScratchBuilder&&) = default;
-  ScratchBuilder& operator=(ScratchBuilder&&) = default;
-
-  std::size_t initial_bytes;
-  flatbuffers::FlatBufferBuilder builder;
-};
-
 class ClientConnection {
  public:
   ClientConnection(ConnectionParams params, const ConnectionSettings& settings, double now);
 
-  // Ok, or why the packet was refused (also counted): UnknownConnection (another address, match or
-  // client, or closed), DecryptFailed, DuplicatePacket, UnexpectedMessage, BadArgument (a command that
-  // fails input_valid: the packet's other commands still count).
-  wire::ErrorCode on_packet(const wire::Packet& packet, std::string_view from_address, double now);
+  // A connected packet (protocol/packet.hpp) from `from_address`. Ok, or why it was refused (also
+  // counted): UnknownConnection (another address, or closed), Malformed (the header or the message),
+  // DecryptFailed, DuplicatePacket, UnexpectedMessage, BadArgument (a command that fails input_valid:
+  // the packet's other commands still count).
+  wire::ErrorCode on_packet(std::span<const std::uint8_t> datagram, std::string_view from_address,
+                            double now);
 
   // Once per server tick: the credit grows by one (at most kMaxCommandsPerTick), and the queued
   // commands it pays for are appended to `out` in sequence order (the tick runs each once). Returns what
@@ -131,7 +113,7 @@ class ClientConnection {
 
   // `world` ascending by id; `tick` >= 1 and increasing (a repeated tick sends no snapshot, since two
   // different deltas under one tick would confuse the client's baselines). Empty once closed.
-  // `own`: the player's exact state after run_ack() (ServerFrame.own); null before it spawned.
+  // `own`: the player's exact state after run_ack() (the frame's own section); null before it spawned.
   std::vector<std::uint8_t> build_frame(std::uint64_t tick, std::span<const wire::EntityState> world,
                                         Vec3 focus, double now, const wire::OwnState* own = nullptr);
   // The same, with the world quantized once per tick and shared by every client's frame: a client that
@@ -188,12 +170,11 @@ class ClientConnection {
   wire::ErrorCode refuse(wire::ErrorCode code);
   void close(wire::ErrorCode reason);
   void on_acked(std::uint64_t sequence);
-  wire::ErrorCode on_client_frame(const wire::ClientFrame& frame);
-  std::vector<std::uint8_t> seal(flatbuffers::FlatBufferBuilder& fbb, wire::Message type,
-                                 flatbuffers::Offset<void> body, double now);
-  // ServerFrame.own_packed for `own` (none for null).
-  flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>> pack_own(flatbuffers::FlatBufferBuilder& fbb,
-                                                                  const wire::OwnState* own);
+  wire::ErrorCode on_client_frame(std::span<const std::uint8_t> commands);
+  // message_ sealed into the next packet.
+  std::vector<std::uint8_t> seal(double now);
+  // The frame's own-state section for `own` (none for null), in own_writer_.
+  std::optional<std::span<const std::uint8_t>> pack_own(const wire::OwnState* own);
 
   ConnectionParams params_;
   ConnectionSettings settings_;
@@ -212,7 +193,7 @@ class ClientConnection {
   BitWriter block_writer_;                         // scratch for build_frame: the entity block
   BitWriter own_writer_;                           // scratch: the own state, bit-packed
   BitWriter events_writer_;                        // scratch: the contact events, bit-packed
-  ScratchBuilder frame_builder_;                   // scratch for build_frame, its buffer reused
+  std::vector<std::uint8_t> message_;              // scratch: the message a packet seals
   std::uint64_t last_snapshot_tick_ = 0;
 
   std::deque<QueuedCommand> commands_;

@@ -55,6 +55,7 @@ Match::Match(const MatchSettings& settings, asio::io_context& worker, UdpEndpoin
       endpoint_(endpoint),
       services_(services),
       timer_(worker),
+      addresses_(services.addresses ? services.addresses : std::make_shared<ClientAddressBook>()),
       interest_(settings.interest, settings.level->compiled.visibility) {
   period_ =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / settings.tick_rate));
@@ -325,8 +326,8 @@ void Match::drop_closed_connections() {
         view_ticks_.erase(it->first);
       }
       // A goodbye's later copies are DuplicatePacket for a grace period (docs/protocol.md, Disconnect).
-      addresses_.depart(it->first, c.goodbye_sequence(),
-                        std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
+      addresses_->depart(it->second.endpoint, {settings_.id, it->first}, c.goodbye_sequence(),
+                         std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
       it = clients_.erase(it);
     } else {
       ++it;
@@ -423,7 +424,7 @@ wire::ErrorCode Match::on_connect(const AcceptedChallenge& accepted, const udp::
       std::make_unique<ClientConnection>(params, settings_.connection, t), from, entity, {}, nullptr};
   // Admitted before the first keep-alive leaves: the client's first packet may answer it at once, on
   // another worker's thread, which asks the address book.
-  addresses_.set(accepted.client_id, from);
+  addresses_->set(from, {settings_.id, accepted.client_id});
   // The first keep-alive tells the client it is connected (and which tick the world is at).
   endpoint_.send(client.connection->build_keepalive(sim.tick(), t, &session), from);
   clients_.emplace(accepted.client_id, std::move(client));
@@ -433,14 +434,12 @@ wire::ErrorCode Match::on_connect(const AcceptedChallenge& accepted, const udp::
   return wire::ErrorCode::Ok;
 }
 
-void Match::on_packet(std::vector<std::uint8_t> datagram, const udp::endpoint& from) {
-  // Verified by the endpoint before it was posted here.
-  const wire::Envelope* envelope = flatbuffers::GetRoot<wire::Envelope>(datagram.data());
-  const wire::Packet* packet = envelope->message_as_Packet();
-  auto it = clients_.find(packet->client_id());
+void Match::on_packet(std::uint64_t client_id, std::vector<std::uint8_t> datagram,
+                      const udp::endpoint& from) {
+  auto it = clients_.find(client_id);
   if (it == clients_.end()) {
     services_.rejections->reject(wire::ErrorCode::UnknownConnection, to_address(from),
-                                 "client " + std::to_string(packet->client_id()));
+                                 "client " + std::to_string(client_id));
     return;
   }
   // The connection's own address when it is that one (always, for an admitted packet): no string built.
@@ -448,7 +447,7 @@ void Match::on_packet(std::vector<std::uint8_t> datagram, const udp::endpoint& f
   const std::string address = from == it->second.endpoint ? std::string() : to_address(from);
   const std::string_view from_address =
       address.empty() ? std::string_view(connection.peer_address()) : address;
-  const wire::ErrorCode result = connection.on_packet(*packet, from_address, now());
+  const wire::ErrorCode result = connection.on_packet(datagram, from_address, now());
   if (result != wire::ErrorCode::Ok) services_.rejections->reject(result, from_address, "packet");
 }
 
@@ -523,7 +522,7 @@ void Match::finish(wire::ErrorCode reason) {
     say_goodbye(*client.connection, client.endpoint, reason, t);
   }
   clients_.clear();
-  addresses_.clear();
+  addresses_->erase_match(settings_.id);
   players_.store(0);
   players_gauge_->set(0);
   ended_.store(true);

@@ -9,7 +9,7 @@
 //   m->start();                                                            // first tick is scheduled
 //   // worker thread only, posted by the UDP endpoint:
 //   m->on_connect(accepted_challenge, from, now);
-//   m->on_packet(std::move(datagram), from, now);
+//   m->on_packet(client_id, std::move(datagram), from);
 //   m->end(wire::ErrorCode::MatchEnded, on_done);   // any thread: flush, say goodbye, stop
 #pragma once
 
@@ -64,6 +64,9 @@ struct MatchServices {
   // Where contact subscriptions are filtered (the RPC threads; a match picks one by its id). Empty: on
   // the match's worker, inline (tests only).
   std::vector<boost::asio::io_context*> fanout;
+  // The server's address book (connected packets are routed by source address). Empty: one of the
+  // match's own (tests only).
+  std::shared_ptr<ClientAddressBook> addresses;
 };
 
 // Ticks started later than this many periods behind are skipped (counted) instead of run back to back:
@@ -93,7 +96,9 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   // connected (or answered again), else the refusal sent (MatchFull, ShuttingDown, TokenReplayed).
   wire::ErrorCode on_connect(const AcceptedChallenge& accepted, const boost::asio::ip::udp::endpoint& from,
                              bool fresh_token);
-  void on_packet(std::vector<std::uint8_t> datagram, const boost::asio::ip::udp::endpoint& from);
+  // A connected packet the endpoint routed to `client_id` by its source address.
+  void on_packet(std::uint64_t client_id, std::vector<std::uint8_t> datagram,
+                 const boost::asio::ip::udp::endpoint& from);
   boost::asio::io_context& worker() { return worker_; }
 
   // MatchHandle: any thread.
@@ -110,9 +115,8 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   bool ending() const { return end_requested_.load(); }  // end() was called (it may still be flushing)
   // Any thread: `client_id` is connected here from `from` (a packet from anyone else is refused unposted).
   bool admits(std::uint64_t client_id, const boost::asio::ip::udp::endpoint& from) const {
-    return addresses_.admits(client_id, from);
+    return addresses_->admits({settings_.id, client_id}, from);
   }
-  const ClientAddressBook& address_book() const { return addresses_; }
 
  private:
   Match(const MatchSettings& settings, boost::asio::io_context& worker, UdpEndpoint& endpoint,
@@ -158,8 +162,8 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   std::atomic<bool> ended_{false};
   std::atomic<bool> end_requested_{false};
 
-  std::map<std::uint64_t, Client> clients_;  // by client id, worker thread only
-  ClientAddressBook addresses_;              // clients_' ids and endpoints, for any thread
+  std::map<std::uint64_t, Client> clients_;       // by client id, worker thread only
+  std::shared_ptr<ClientAddressBook> addresses_;  // clients_' endpoints, for any thread
   int spawns_used_ = 0;
   std::unique_ptr<NavQuery> nav_;  // worker thread only: spawn spots when every spawn point is taken
   std::uint32_t spawn_rng_ = 1;

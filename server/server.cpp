@@ -142,6 +142,7 @@ std::string Server::start() {
     s.replay_cache = &replay_cache_;
     s.rejections = &udp_rejections_;
     s.find_match = [this](std::uint32_t id) { return registry_->find_match(id); };
+    s.addresses = addresses_;
     s.unix_now = unix_now;
     s.steady_now = steady_seconds;
     s.preauth = {config_.udp_preauth_rate, config_.udp_preauth_burst,
@@ -176,6 +177,7 @@ std::string Server::start() {
   if (!config_.recording_directory.empty())
     defaults.recording_directory = resolve_path(config_, config_.recording_directory);
   MatchServices services;
+  services.addresses = addresses_;
   // Contact subscriptions are filtered on the RPC threads, never on the match's worker.
   for (auto& c : rpc_pool_.contexts)
     services.fanout.push_back(c.get());

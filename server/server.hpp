@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "protocol/handshake.hpp"
+#include "server/client_address_book.hpp"
 #include "server/config/server_config.hpp"
 #include "server/hosted_level.hpp"
 #include "server/metrics.hpp"
@@ -87,6 +88,8 @@ class Server {
   std::string service_key_;  // empty: RPC reads need the admin key
   std::string public_address_;
   TokenReplayCache replay_cache_;
+  // Connected packets carry no ids: every endpoint routes them by source address through this book.
+  std::shared_ptr<ClientAddressBook> addresses_ = std::make_shared<ClientAddressBook>();
   std::map<std::string, std::shared_ptr<const HostedLevel>> levels_;
   Pool workers_;
   Pool rpc_pool_;

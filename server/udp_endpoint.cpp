@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 
 #include "protocol/envelope.hpp"
+#include "protocol/packet.hpp"
 #include "protocol/wire_constants.hpp"
 #include "server/match.hpp"
 
@@ -109,7 +110,7 @@ void UdpEndpoint::post_packets() {
     Match* owner = m.match.get();
     asio::post(owner->worker(), [match = std::move(m.match), packets = std::move(m.packets)]() mutable {
       for (InboundPacket& p : packets)
-        match->on_packet(std::move(p.bytes), p.from);
+        match->on_packet(p.client_id, std::move(p.bytes), p.from);
     });
   }
   to_post_.clear();
@@ -118,6 +119,18 @@ void UdpEndpoint::post_packets() {
 void UdpEndpoint::handle_one(std::span<const std::uint8_t> datagram, const udp::endpoint& from) {
   services_.packets_in->add();
   services_.bytes_in->add(datagram.size());
+  switch (datagram_form(datagram)) {
+    case DatagramForm::kConnectedPacket:
+      return on_packet(datagram, from);
+    case DatagramForm::kInvalid:
+      // Refused by its first byte, as cheaply as a failed verification: nothing to charge.
+      services_.rejections->reject(wire::ErrorCode::Malformed, to_address(from),
+                                   "datagram of " + std::to_string(datagram.size()) + " bytes, first byte " +
+                                       std::to_string(datagram[0]));
+      return;
+    case DatagramForm::kEnvelope:
+      break;
+  }
   const EnvelopeView view = verify_envelope(datagram, kMaxDatagramBytes);
   if (view.error != wire::ErrorCode::Ok) {
     // No reply: an unverifiable datagram may come from a spoofed address. A well-formed Envelope of
@@ -132,15 +145,12 @@ void UdpEndpoint::handle_one(std::span<const std::uint8_t> datagram, const udp::
     return;
   }
   const wire::Message type = view.envelope->message_type();
-  // A connected client's packets are authenticated by its match: only everything else is pre-auth work.
-  if (type != wire::Message::Packet && !admit_preauth(from)) return;
+  if (!admit_preauth(from)) return;
   switch (type) {
     case wire::Message::ConnectionRequest:
       return on_connection_request(*view.envelope->message_as_ConnectionRequest(), datagram.size(), from);
     case wire::Message::ChallengeResponse:
       return on_challenge_response(*view.envelope->message_as_ChallengeResponse(), datagram.size(), from);
-    case wire::Message::Packet:
-      return on_packet(*view.envelope->message_as_Packet(), datagram, from);
     default:
       services_.rejections->reject(wire::ErrorCode::UnexpectedMessage, to_address(from),
                                    wire::EnumNameMessage(view.envelope->message_type()));
@@ -240,39 +250,33 @@ void UdpEndpoint::on_challenge_response(const wire::ChallengeResponse& response,
              });
 }
 
-void UdpEndpoint::on_packet(const wire::Packet& packet, std::span<const std::uint8_t> datagram,
-                            const udp::endpoint& from) {
-  std::shared_ptr<Match> match = services_.find_match(packet.match_id());
+void UdpEndpoint::on_packet(std::span<const std::uint8_t> datagram, const udp::endpoint& from) {
+  // A connected client's packets are authenticated by its match: only a refusal is pre-auth work.
+  const std::optional<AddressRoute> route = services_.addresses->find(from);
+  std::shared_ptr<Match> match = route ? services_.find_match(route->match_id) : nullptr;
   if (match == nullptr) {
     if (!admit_preauth(from)) return;
-    services_.rejections->reject(wire::ErrorCode::UnknownMatch, to_address(from),
-                                 "packet for match " + std::to_string(packet.match_id()));
-    return;
-  }
-  if (!match->admits(packet.client_id(), from)) {
-    if (!admit_preauth(from)) return;
-    if (match->address_book().goodbye_copy(packet.client_id(), from, packet.sequence(),
-                                           services_.steady_now())) {
+    const auto low_bits = peek_sequence_low_bits(datagram);
+    if (low_bits && services_.addresses->goodbye_copy(from, *low_bits, services_.steady_now())) {
       services_.rejections->reject(wire::ErrorCode::DuplicatePacket, to_address(from),
-                                   "a copy of client " + std::to_string(packet.client_id()) +
-                                       "'s goodbye, after its connection closed");
+                                   "a copy of a goodbye, after its connection closed");
       return;
     }
     services_.rejections->reject(wire::ErrorCode::UnknownConnection, to_address(from),
-                                 "packet for client " + std::to_string(packet.client_id()) + " of match " +
-                                     std::to_string(packet.match_id()));
+                                 route ? "packet for match " + std::to_string(route->match_id)
+                                       : std::string("packet from an address with no connection"));
     return;
   }
   // Queued for one post per match and batch: a post may wake the owner's worker, a system call.
   std::vector<std::uint8_t> bytes(datagram.begin(), datagram.end());
   for (MatchPackets& m : to_post_) {
     if (m.match == match) {
-      m.packets.push_back({std::move(bytes), from});
+      m.packets.push_back({route->client_id, std::move(bytes), from});
       return;
     }
   }
   to_post_.push_back({std::move(match), {}});
-  to_post_.back().packets.push_back({std::move(bytes), from});
+  to_post_.back().packets.push_back({route->client_id, std::move(bytes), from});
 }
 
 }  // namespace shiftcast

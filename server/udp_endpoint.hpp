@@ -7,7 +7,8 @@
 // for a request (the challenge carries it), and refuses each bad datagram with a counted reason.
 // Pre-authentication work is bounded per source on this thread: every verified datagram that is not a
 // packet of a connected client is charged to its source's bucket (SourceLimiter) before any crypto, and
-// a packet naming no connected client (Match::admits) is refused here, never copied or posted to the
+// a connected packet (protocol version 4: no ids, routed by its source address through the server's
+// ClientAddressBook) from an address with no connection is refused here, never copied or posted to a
 // match's worker.
 #pragma once
 
@@ -23,6 +24,7 @@
 
 #include "protocol/handshake.hpp"
 #include "protocol/wire_constants.hpp"
+#include "server/client_address_book.hpp"
 #include "server/datagram_batch.hpp"
 #include "server/metrics.hpp"
 #include "server/rejections.hpp"
@@ -35,6 +37,7 @@ class Match;
 
 // A connected client's datagram, verified by the endpoint, on its way to the match's worker.
 struct InboundPacket {
+  std::uint64_t client_id = 0;  // the connection its source address routes to
   std::vector<std::uint8_t> bytes;
   boost::asio::ip::udp::endpoint from;
 };
@@ -46,6 +49,8 @@ struct UdpEndpointServices {
   Rejections* rejections = nullptr;
   // Finds a match by id (any thread), null when unknown or ended.
   std::function<std::shared_ptr<Match>(std::uint32_t)> find_match;
+  // Where connected packets are routed: source address -> (match, client). Shared by every endpoint.
+  std::shared_ptr<ClientAddressBook> addresses;
   std::function<std::uint64_t()> unix_now;
   std::function<double()> steady_now;  // seconds, for the per-source buckets
   SourceLimits preauth;                // per source address, on this endpoint
@@ -84,8 +89,7 @@ class UdpEndpoint {
                              const boost::asio::ip::udp::endpoint& from);
   void on_challenge_response(const wire::ChallengeResponse& response, std::size_t response_bytes,
                              const boost::asio::ip::udp::endpoint& from);
-  void on_packet(const wire::Packet& packet, std::span<const std::uint8_t> datagram,
-                 const boost::asio::ip::udp::endpoint& from);
+  void on_packet(std::span<const std::uint8_t> datagram, const boost::asio::ip::udp::endpoint& from);
   void deny(wire::ErrorCode code, std::size_t request_bytes, const boost::asio::ip::udp::endpoint& to);
   // Charges one unit of pre-authentication work to `from`; false (refused, counted) when over its limit.
   bool admit_preauth(const boost::asio::ip::udp::endpoint& from);

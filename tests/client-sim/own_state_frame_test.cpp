@@ -66,7 +66,7 @@ TEST(OwnStateFrame, SnapshotAndInputAckFramesCarryTheExactStateBitForBit) {
   for (std::uint64_t tick = 1; tick <= 200; ++tick) {
     const double now = kStart + double(tick) * kTickSeconds;
     const auto up = p.client.send_command(command_input(tick), double(tick), now);
-    ASSERT_EQ(c.on_packet(as_packet(up), kClientAddress, now), wire::ErrorCode::Ok);
+    ASSERT_EQ(c.on_packet(up, kClientAddress, now), wire::ErrorCode::Ok);
     ASSERT_EQ(run_tick(c), 1u);
     const ExactOwnState sent = random_state(rng);
     const wire::OwnState own = own_state_on_wire(sent.feet, sent.motor);
@@ -89,7 +89,7 @@ TEST(OwnStateFrame, TheStateBelongsToItsAcknowledgement) {
   std::mt19937 rng(5);
   auto command_run = [&](std::uint64_t s, double now) {
     const auto up = p.client.send_command(command_input(s), double(s), now);
-    ASSERT_EQ(c.on_packet(as_packet(up), kClientAddress, now), wire::ErrorCode::Ok);
+    ASSERT_EQ(c.on_packet(up, kClientAddress, now), wire::ErrorCode::Ok);
     ASSERT_EQ(run_tick(c), 1u);
   };
   command_run(1, kStart);

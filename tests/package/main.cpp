@@ -11,6 +11,7 @@
 #include "collision/bsp_build.hpp"
 #include "collision/bsp_tree.hpp"
 #include "collision/vec3.hpp"
+#include "protocol/connected_message.hpp"
 #include "protocol/crypto.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/packet.hpp"
@@ -59,38 +60,34 @@ void check_protocol() {
   for (std::size_t i = 0; i < key.size(); ++i)
     key[i] = static_cast<std::uint8_t>(i * 7 + 1);
 
-  flatbuffers::FlatBufferBuilder fbb;
   constexpr std::uint64_t kTick = 4242;
-  const auto body = shiftcast::wire::CreateKeepAlive(fbb, kTick, 3);
-  shiftcast::finish_envelope(fbb, shiftcast::wire::Message::KeepAlive, body.Union());
-  const std::span<const std::uint8_t> inner{fbb.GetBufferPointer(), fbb.GetSize()};
+  std::vector<std::uint8_t> message;
+  shiftcast::write_keep_alive(message, {kTick, 3, std::nullopt});
 
   const shiftcast::PacketHeader header{
       .match_id = 7, .client_id = 99, .sequence = 12, .ack = 11, .ack_bits = 5};
   const std::vector<std::uint8_t> datagram =
-      shiftcast::seal_packet(header, shiftcast::Direction::kServerToClient, key, inner);
+      shiftcast::seal_packet(header, shiftcast::Direction::kServerToClient, key, message);
   check(datagram.size() <= shiftcast::kMaxDatagramBytes, "datagram fits");
+  check(shiftcast::datagram_form(datagram) == shiftcast::DatagramForm::kConnectedPacket,
+        "a connected packet by its first byte");
 
-  const shiftcast::EnvelopeView view = shiftcast::verify_envelope(datagram, shiftcast::kMaxDatagramBytes);
-  check(view.error == shiftcast::wire::ErrorCode::Ok, "outer envelope verifies");
-  const shiftcast::wire::Packet* packet = view.envelope ? view.envelope->message_as_Packet() : nullptr;
-  check(packet != nullptr, "outer envelope holds a Packet");
-  if (packet == nullptr) return;
-
+  // The receiver has seen sequences up to 10 and sent up to 11 of its own.
+  const shiftcast::PacketIdentity identity{7, 99};
   const shiftcast::OpenedPacket opened =
-      shiftcast::open_packet(*packet, shiftcast::Direction::kServerToClient, key);
+      shiftcast::open_packet(datagram, shiftcast::Direction::kServerToClient, key, identity, {10, 11});
   check(opened.error == shiftcast::wire::ErrorCode::Ok, "packet opens");
-  check(opened.header.sequence == 12 && opened.header.client_id == 99 && opened.header.match_id == 7,
+  check(opened.header.sequence == 12 && opened.header.ack == 11 && opened.header.ack_bits == 5,
         "header round-trips");
-  const shiftcast::wire::Envelope* envelope =
-      opened.error == shiftcast::wire::ErrorCode::Ok ? opened.inner_envelope() : nullptr;
-  const shiftcast::wire::KeepAlive* keep_alive = envelope ? envelope->message_as_KeepAlive() : nullptr;
-  check(keep_alive != nullptr && keep_alive->tick() == kTick && keep_alive->events_received() == 3,
-        "inner KeepAlive round-trips");
+  const shiftcast::ReadMessage read = shiftcast::read_connected_message(opened.message);
+  check(read.error == shiftcast::wire::ErrorCode::Ok &&
+            read.message.kind == shiftcast::MessageKind::kKeepAlive &&
+            read.message.keep_alive.tick == kTick && read.message.keep_alive.events_received == 3,
+        "KeepAlive round-trips");
 
   // The other direction's keys never open it: the direction is authenticated.
-  check(shiftcast::open_packet(*packet, shiftcast::Direction::kClientToServer, key).error ==
-            shiftcast::wire::ErrorCode::DecryptFailed,
+  check(shiftcast::open_packet(datagram, shiftcast::Direction::kClientToServer, key, identity, {10, 11})
+                .error == shiftcast::wire::ErrorCode::DecryptFailed,
         "wrong direction is refused");
 }
 

@@ -1,5 +1,5 @@
 // SessionInfo (protocol/session_info.hpp): what the server writes is what a client reads, in whole
-// milliseconds, and a client refuses a table whose values could not come from a consistent server.
+// milliseconds, and a client refuses fields whose values could not come from a consistent server.
 // Oracle: the values written, and the wire's millisecond rounding done by hand.
 #include "protocol/session_info.hpp"
 
@@ -8,25 +8,12 @@
 namespace shiftcast {
 namespace {
 
-const wire::SessionInfo* written(flatbuffers::FlatBufferBuilder& fbb, const SessionTiming& timing) {
-  fbb.Finish(write_session_info(fbb, timing));
-  return flatbuffers::GetRoot<wire::SessionInfo>(fbb.GetBufferPointer());
-}
-
-const wire::SessionInfo* raw(flatbuffers::FlatBufferBuilder& fbb, std::uint16_t tick_rate,
-                             std::uint16_t snapshot_rate, std::uint32_t keepalive_ms,
-                             std::uint32_t timeout_ms) {
-  fbb.Finish(wire::CreateSessionInfo(fbb, tick_rate, snapshot_rate, keepalive_ms, timeout_ms));
-  return flatbuffers::GetRoot<wire::SessionInfo>(fbb.GetBufferPointer());
-}
-
 TEST(SessionInfo, WhatTheServerWritesTheClientReads) {
-  flatbuffers::FlatBufferBuilder fbb;
-  const wire::SessionInfo* info = written(fbb, {64, 32, 0.1, 5.0});
-  EXPECT_EQ(info->tick_rate(), 64);
-  EXPECT_EQ(info->snapshot_rate(), 32);
-  EXPECT_EQ(info->keepalive_interval_ms(), 100u);
-  EXPECT_EQ(info->timeout_ms(), 5000u);
+  const SessionInfoFields info = to_session_info({64, 32, 0.1, 5.0});
+  EXPECT_EQ(info.tick_rate, 64);
+  EXPECT_EQ(info.snapshot_rate, 32);
+  EXPECT_EQ(info.keepalive_interval_ms, 100u);
+  EXPECT_EQ(info.timeout_ms, 5000u);
   const std::optional<SessionTiming> read = read_session_info(info);
   ASSERT_TRUE(read.has_value());
   EXPECT_EQ(read->tick_rate, 64);
@@ -36,14 +23,13 @@ TEST(SessionInfo, WhatTheServerWritesTheClientReads) {
 }
 
 TEST(SessionInfo, SecondsTravelAsWholeMillisecondsRoundedToNearest) {
-  flatbuffers::FlatBufferBuilder fbb;
-  const wire::SessionInfo* info = written(fbb, {20, 20, 0.2504, 2.0006});
-  EXPECT_EQ(info->keepalive_interval_ms(), 250u);
-  EXPECT_EQ(info->timeout_ms(), 2001u);
+  const SessionInfoFields info = to_session_info({20, 20, 0.2504, 2.0006});
+  EXPECT_EQ(info.keepalive_interval_ms, 250u);
+  EXPECT_EQ(info.timeout_ms, 2001u);
 }
 
 TEST(SessionInfo, AbsentOrInconsistentIsNothing) {
-  EXPECT_FALSE(read_session_info(nullptr).has_value());
+  EXPECT_FALSE(read_session_info(std::nullopt).has_value());
   struct Case {
     const char* name;
     std::uint16_t tick, snapshot;
@@ -60,9 +46,9 @@ TEST(SessionInfo, AbsentOrInconsistentIsNothing) {
       {"timeout shorter than the keep-alive interval", 64, 32, 100, 50, false},
   };
   for (const Case& c : cases) {
-    flatbuffers::FlatBufferBuilder fbb;
-    EXPECT_EQ(read_session_info(raw(fbb, c.tick, c.snapshot, c.keepalive_ms, c.timeout_ms)).has_value(),
-              c.valid)
+    EXPECT_EQ(
+        read_session_info(SessionInfoFields{c.tick, c.snapshot, c.keepalive_ms, c.timeout_ms}).has_value(),
+        c.valid)
         << c.name;
   }
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "protocol/connect_token.hpp"
+#include "protocol/connected_message.hpp"
 #include "protocol/contact_event_codec.hpp"
 #include "protocol/entity_block.hpp"
 #include "protocol/envelope.hpp"
@@ -127,11 +128,10 @@ ConnectToken vector_token() {
                              kClientToServer, kServerToClient, kServerInstance);
 }
 
-Bytes keep_alive_envelope() {
-  flatbuffers::FlatBufferBuilder fbb;
-  const auto body = wire::CreateKeepAlive(fbb, kKeepAliveTick);
-  finish_envelope(fbb, wire::Message::KeepAlive, body.Union());
-  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+Bytes keep_alive_message() {
+  Bytes m;
+  write_keep_alive(m, {kKeepAliveTick, 0, std::nullopt});
+  return m;
 }
 
 // Build order matters for the bytes (not for their meaning): filter, then the request, then the envelope.
@@ -155,13 +155,11 @@ Bytes entity_block() {
 }
 
 Bytes server_frame_snapshot() {
-  flatbuffers::FlatBufferBuilder fbb;
   const Bytes block = entity_block();
-  const auto block_offset = fbb.CreateVector(block);
-  const auto snapshot = wire::CreateSnapshot(fbb, kBlockTick, kBlockBaselineTick, 1, true, block_offset);
-  const auto frame = wire::CreateServerFrame(fbb, kBlockTick, 7, snapshot);
-  finish_envelope(fbb, wire::Message::ServerFrame, frame.Union());
-  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+  Bytes m;
+  write_server_frame(
+      m, {kBlockTick, 7, SnapshotSection{kBlockBaselineTick, 1, true, block}, std::nullopt, std::nullopt});
+  return m;
 }
 
 // A player running on flat ground (docs/protocol.md "Own state" vector).
@@ -225,7 +223,7 @@ std::map<std::string, Bytes> library_vectors() {
   const ServerKeys keys{kTokenKey, kChallengeKey};
   v["connection_challenge"] = make_challenge(keys, opened, kClientAddress, kOuterNonce, kInnerNonce);
   v["packet_keep_alive"] =
-      seal_packet(kPacketHeader, Direction::kClientToServer, kClientToServer, keep_alive_envelope());
+      seal_packet(kPacketHeader, Direction::kClientToServer, kClientToServer, keep_alive_message());
   v["rpc_raycast_frame"] = raycast_frame();
   v["entity_block"] = entity_block();
   v["server_frame_snapshot"] = server_frame_snapshot();
@@ -282,18 +280,21 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
       build_challenge_response(vector_token(), *challenge.envelope->message_as_ConnectionChallenge()));
 
   // The documented packet opens with libsodium called directly under the documented AD and nonce.
-  const EnvelopeView packet = verify_envelope(doc_["packet_keep_alive"], kMaxDatagramBytes);
-  ASSERT_EQ(packet.error, wire::ErrorCode::Ok);
-  const auto* sealed = packet.envelope->message_as_Packet()->sealed();
+  // Its header: the connected mark, no ack, sequence 1.
+  const Bytes& packet = doc_["packet_keep_alive"];
+  ASSERT_GT(packet.size(), 3 + kMacBytes);
+  EXPECT_EQ(datagram_form(packet), DatagramForm::kConnectedPacket);
+  EXPECT_EQ((Bytes{packet.begin(), packet.begin() + 3}), (Bytes{0x01, 0x01, 0x00}));
+  const std::span<const std::uint8_t> sealed = std::span(packet).subspan(3);
   ASSERT_EQ(doc_["packet_nonce"].size(), 12u);
-  Bytes plain(sealed->size() - kMacBytes);
+  Bytes plain(sealed.size() - kMacBytes);
   unsigned long long plain_length = 0;
-  ASSERT_EQ(crypto_aead_chacha20poly1305_ietf_decrypt(plain.data(), &plain_length, nullptr, sealed->data(),
-                                                      sealed->size(), doc_["packet_ad"].data(),
-                                                      doc_["packet_ad"].size(), doc_["packet_nonce"].data(),
-                                                      kClientToServer.data()),
+  ASSERT_EQ(crypto_aead_chacha20poly1305_ietf_decrypt(
+                plain.data(), &plain_length, nullptr, sealed.data(), sealed.size(), doc_["packet_ad"].data(),
+                doc_["packet_ad"].size(), doc_["packet_nonce"].data(), kClientToServer.data()),
             0);
-  EXPECT_EQ(plain, keep_alive_envelope());
+  EXPECT_EQ(plain, keep_alive_message());
+  EXPECT_EQ(plain, (Bytes{0x02, 0x64, 0x00, 0x00}));
 
   // The documented RPC frame: a 4-byte length, then a RaycastRequest envelope.
   FrameReader reader;
@@ -307,13 +308,16 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
   EXPECT_EQ(rpc.envelope->message_as_RaycastRequest()->max_distance(), 1000.0f);
 
   // The documented ServerFrame's snapshot, applied to the documented baseline, is the documented world.
-  const EnvelopeView server_frame = verify_envelope(doc_["server_frame_snapshot"], kMaxDatagramBytes);
+  const ReadMessage server_frame = read_connected_message(doc_["server_frame_snapshot"]);
   ASSERT_EQ(server_frame.error, wire::ErrorCode::Ok);
-  const auto* snapshot = server_frame.envelope->message_as_ServerFrame()->snapshot();
-  ASSERT_NE(snapshot, nullptr);
-  EXPECT_EQ(snapshot->tick(), kBlockTick);
-  EXPECT_EQ(snapshot->baseline_tick(), kBlockBaselineTick);
-  const AppliedDelta applied = apply_delta(kBlockBaseline, *snapshot);
+  ASSERT_EQ(server_frame.message.kind, MessageKind::kServerFrame);
+  const ServerFrameMessage& frame_read = server_frame.message.server_frame;
+  ASSERT_TRUE(frame_read.snapshot.has_value());
+  EXPECT_EQ(frame_read.tick, kBlockTick);
+  EXPECT_EQ(frame_read.input_ack, 7u);
+  EXPECT_EQ(frame_read.snapshot->baseline_tick, kBlockBaselineTick);
+  EXPECT_EQ(frame_read.snapshot->own_entity, 1u);
+  const AppliedDelta applied = apply_delta(kBlockBaseline, frame_read.snapshot->block);
   ASSERT_EQ(applied.error, wire::ErrorCode::Ok);
   ASSERT_EQ(applied.state.size(), kBlockWorld.size());
   for (std::size_t i = 0; i < kBlockWorld.size(); ++i)
@@ -363,8 +367,8 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
   EXPECT_EQ(own->flags(), 1);
 }
 
-// A decoder written in Python from the document alone (tests/contract/snapshot_decoder.py: the schema's
-// generated bindings and the "Entity block" tables) decodes the documented ServerFrame to the same world
+// A decoder written in Python from the document alone (tests/contract/snapshot_decoder.py: the message's
+// byte layout and the "Entity block" tables) decodes the documented ServerFrame to the same world
 // as the library, and refuses every malformed variant of its block it tries.
 TEST_F(TestVectorsTest, APythonDecoderFromTheDocumentAgrees) {
   const std::string command = std::string("/usr/bin/python3 ") + SHIFTCAST_SOURCE_DIR +

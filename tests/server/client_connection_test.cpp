@@ -130,11 +130,9 @@ TEST(ClientConnection, SixHundredTicksOverALossyLink) {
       if (sequence % 50 == 10) {
         // ... and the server refuses forged, replayed and misdirected client packets.
         ClientConnection& c = *server.connection;
-        EXPECT_EQ(c.on_packet(as_packet(tamper(frame, false)), kClientAddress, now),
-                  wire::ErrorCode::DecryptFailed);
-        EXPECT_EQ(c.on_packet(as_packet(tamper(frame, true)), kClientAddress, now),
-                  wire::ErrorCode::DecryptFailed);
-        EXPECT_EQ(c.on_packet(as_packet(frame), "10.0.0.8:5000", now), wire::ErrorCode::UnknownConnection);
+        EXPECT_EQ(c.on_packet(tamper(frame, false), kClientAddress, now), wire::ErrorCode::DecryptFailed);
+        EXPECT_EQ(c.on_packet(tamper(frame, true), kClientAddress, now), wire::ErrorCode::DecryptFailed);
+        EXPECT_EQ(c.on_packet(frame, "10.0.0.8:5000", now), wire::ErrorCode::UnknownConnection);
         ++forged_commands;
       }
       command_datagrams[up.send(std::move(frame), now)] = sequence;
@@ -239,9 +237,8 @@ TEST(ClientConnection, TimeoutsFireAtExactlyTheConfiguredTime) {
 
   const double t1 = kStart + 1.25;
   const auto frame = p.client.send_command(command_input(1), 0, t1);
-  EXPECT_EQ(c.on_packet(as_packet(tamper(frame, false)), kClientAddress, t1 + 1),
-            wire::ErrorCode::DecryptFailed);
-  EXPECT_EQ(c.on_packet(as_packet(frame), kClientAddress, t1), wire::ErrorCode::Ok);
+  EXPECT_EQ(c.on_packet(tamper(frame, false), kClientAddress, t1 + 1), wire::ErrorCode::DecryptFailed);
+  EXPECT_EQ(c.on_packet(frame, kClientAddress, t1), wire::ErrorCode::Ok);
   EXPECT_FALSE(c.timed_out(kStart + 2.5));
   EXPECT_FALSE(c.timed_out(std::nextafter(t1 + 2.5, 0.0)));  // the forged packet did not move the deadline
   EXPECT_FALSE(c.closed());
@@ -272,14 +269,14 @@ TEST(ClientConnection, CommandsInOrderOnceEachWithRefusalsAndDrops) {
   nan_move.forward = std::numeric_limits<float>::quiet_NaN();
   const auto f2 = p.client.send_command(nan_move, 11.0, t);
   const auto f3 = p.client.send_command(command_input(3), 12.5, t);
-  EXPECT_EQ(c.on_packet(as_packet(f3), kClientAddress, t), wire::ErrorCode::Ok);  // carries 3, 2, 1
+  EXPECT_EQ(c.on_packet(f3, kClientAddress, t), wire::ErrorCode::Ok);  // carries 3, 2, 1
   EXPECT_EQ(c.counters().commands_refused, 0u);
   EXPECT_EQ(c.counters().commands_received, 3u);
   EXPECT_EQ(c.input_ack(), 3u);
   EXPECT_EQ(c.view_tick(), 12.5);
-  EXPECT_EQ(c.on_packet(as_packet(f1), kClientAddress, t), wire::ErrorCode::Ok);  // late: nothing new
-  EXPECT_EQ(c.on_packet(as_packet(f2), kClientAddress, t), wire::ErrorCode::Ok);  // nothing new either
-  EXPECT_EQ(c.on_packet(as_packet(f3), kClientAddress, t), wire::ErrorCode::DuplicatePacket);
+  EXPECT_EQ(c.on_packet(f1, kClientAddress, t), wire::ErrorCode::Ok);  // late: nothing new
+  EXPECT_EQ(c.on_packet(f2, kClientAddress, t), wire::ErrorCode::Ok);  // nothing new either
+  EXPECT_EQ(c.on_packet(f3, kClientAddress, t), wire::ErrorCode::DuplicatePacket);
   // One tick's credit runs one command: 1, 2, 3 at the next ticks, then nothing is left.
   std::vector<PlayerInput> taken;
   EXPECT_EQ(c.take_commands(taken).waiting, 2u);
@@ -297,7 +294,7 @@ TEST(ClientConnection, CommandsInOrderOnceEachWithRefusalsAndDrops) {
   // kMaxQueuedCommands stay and run in order, as the credit allows.
   const std::uint64_t last = 3 + kMaxQueuedCommands + 3;
   for (std::uint64_t k = 4; k <= last; ++k) {
-    ASSERT_EQ(c.on_packet(as_packet(p.client.send_command(command_input(k), 13.0, t)), kClientAddress, t),
+    ASSERT_EQ(c.on_packet(p.client.send_command(command_input(k), 13.0, t), kClientAddress, t),
               wire::ErrorCode::Ok);
   }
   EXPECT_EQ(c.counters().commands_dropped, 3u);

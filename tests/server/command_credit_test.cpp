@@ -26,9 +26,9 @@ struct CreditRun {
   void send(int commands) {
     for (int i = 0; i < commands; ++i) {
       const std::uint64_t s = p.client.last_command_sequence() + 1;
-      ASSERT_EQ(p.connection().on_packet(as_packet(p.client.send_command(command_input(s), 0, now)),
-                                         kClientAddress, now),
-                wire::ErrorCode::Ok);
+      ASSERT_EQ(
+          p.connection().on_packet(p.client.send_command(command_input(s), 0, now), kClientAddress, now),
+          wire::ErrorCode::Ok);
     }
   }
   ClientConnection::CommandTake tick() {

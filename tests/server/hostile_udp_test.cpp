@@ -141,6 +141,9 @@ TEST_F(HostileUdp, GarbageAndUnexpectedMessagesAreRefusedWhileAPlayerPlays) {
     std::vector<std::uint8_t> junk(1 + rng() % (kMaxDatagramBytes + 50));
     for (auto& b : junk)
       b = std::uint8_t(rng());
+    // Junk marked as a connected packet is refused by address, charged to its source
+    // (PacketsNamingNoConnectedClientAreRefusedBeforeTheMatch): here, only what fails by its form.
+    if (datagram_form(junk) == DatagramForm::kConnectedPacket) junk[0] ^= 0x01;
     raw.send(junk);
   }
   // Verifiable envelopes of a message a client never sends: pre-authentication work, charged.
@@ -201,7 +204,8 @@ TEST_F(HostileUdp, PacketsNamingNoConnectedClientAreRefusedBeforeTheMatch) {
   std::mt19937 rng(3);
   const auto started = Clock::now();
   for (int i = 0; i < kFlood; ++i) {
-    // Match 1 exists; client 1 is connected, but from another address; the others are no one.
+    // Match 1 exists and client 1 is connected, but from another address: a connected packet carries no
+    // ids (the header names nobody), so every one of these is from an address with no connection.
     const std::uint64_t client = i % 4 == 0 ? 1 : 1000 + rng() % 100000;
     raw.send(seal_packet({1, client, std::uint64_t(i + 1), 0, 0}, Direction::kClientToServer, random_key(),
                          std::vector<std::uint8_t>(40, 7)));

@@ -37,7 +37,7 @@ TEST(InputAckFrame, DueOnlyAfterANewCommandAndReadAsAnAcknowledgement) {
 
   const double sent = kStart + 1;
   const auto command = p.client.send_command(command_input(1), 0, sent);
-  ASSERT_EQ(c.on_packet(as_packet(command), kClientAddress, sent), wire::ErrorCode::Ok);
+  ASSERT_EQ(c.on_packet(command, kClientAddress, sent), wire::ErrorCode::Ok);
   EXPECT_FALSE(c.input_ack_due());  // received, not yet run
   ASSERT_EQ(run_tick(c), 1u);
   EXPECT_TRUE(c.input_ack_due());
@@ -63,7 +63,7 @@ TEST(InputAckFrame, DueOnlyAfterANewCommandAndReadAsAnAcknowledgement) {
   EXPECT_EQ(run_tick(c), 0u);  // a tick with nothing to run
   EXPECT_FALSE(c.input_ack_due());
   const auto third = p.client.send_command(command_input(3), 0, acked + kTickSeconds);
-  ASSERT_EQ(c.on_packet(as_packet(third), kClientAddress, acked + kTickSeconds), wire::ErrorCode::Ok);
+  ASSERT_EQ(c.on_packet(third, kClientAddress, acked + kTickSeconds), wire::ErrorCode::Ok);
   EXPECT_EQ(c.input_ack(), 3u);
   EXPECT_FALSE(c.input_ack_due());
   EXPECT_EQ(run_tick(c), 2u);  // the credit the idle tick left runs both
@@ -88,7 +88,7 @@ TEST(InputAckFrame, EachCommandIsAcknowledgedByTheFirstFrameThatArrivesAfterIt) 
   for (std::uint64_t tick = 1; tick <= kTicks; ++tick) {
     const double now = kStart + double(tick) * kTickSeconds;
     const auto command = p.client.send_command(command_input(tick), 0, now);
-    ASSERT_EQ(c.on_packet(as_packet(command), kClientAddress, now), wire::ErrorCode::Ok);
+    ASSERT_EQ(c.on_packet(command, kClientAddress, now), wire::ErrorCode::Ok);
     ASSERT_EQ(run_tick(c), 1u);
     const double at = now + kTickSeconds / 2;  // the server's tick, half a period after the command
     std::vector<std::uint8_t> datagram;

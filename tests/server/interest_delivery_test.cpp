@@ -146,7 +146,7 @@ TEST(InterestRouting, AFarUnseenContactDoesNotReachAClientItsOwnAlwaysDoInOrder)
     }
     const auto up = pair.client.send_command(command_input(tick), double(tick), now);
     if (rng() % 10 >= 3) {
-      ASSERT_EQ(connection.on_packet(as_packet(up), kClientAddress, now), wire::ErrorCode::Ok);
+      ASSERT_EQ(connection.on_packet(up, kClientAddress, now), wire::ErrorCode::Ok);
     }
   }
   EXPECT_EQ(unseen, 300u);
@@ -200,7 +200,7 @@ TEST(InterestWorlds, TheClientHoldsItsFilteredWorldAfterEveryCompleteSnapshot) {
     }
     const auto up = pair.client.send_command(command_input(tick), double(tick), now);
     if (rng() % 10 < 8) {
-      ASSERT_EQ(connection.on_packet(as_packet(up), kClientAddress, now), wire::ErrorCode::Ok);
+      ASSERT_EQ(connection.on_packet(up, kClientAddress, now), wire::ErrorCode::Ok);
     }
   }
   EXPECT_GT(complete, 250);

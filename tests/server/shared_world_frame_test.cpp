@@ -45,11 +45,11 @@ TEST(ClientConnection, ASharedWorldSendsWhatAPerClientCopySends) {
     const Vec3 focus{float(tick % 7), 0, 0};
     const auto a = shared.build_frame_shared(tick, world, focus, now);
     const auto b = copied.build_frame(tick, *world, focus, now);
-    const OpenedPacket oa = open_packet(as_packet(a), Direction::kServerToClient, shared_key);
-    const OpenedPacket ob = open_packet(as_packet(b), Direction::kServerToClient, copied_key);
+    const OpenedPacket oa = open_test_packet(a, Direction::kServerToClient, shared_key);
+    const OpenedPacket ob = open_test_packet(b, Direction::kServerToClient, copied_key);
     ASSERT_EQ(oa.error, wire::ErrorCode::Ok);
     ASSERT_EQ(ob.error, wire::ErrorCode::Ok);
-    ASSERT_EQ(oa.inner, ob.inner) << "tick " << tick;
+    ASSERT_EQ(oa.message, ob.message) << "tick " << tick;
 
     // The same losses on both links, both ways.
     if (rng() % 10 < 8) {
@@ -70,8 +70,8 @@ TEST(ClientConnection, ASharedWorldSendsWhatAPerClientCopySends) {
     const auto ua = shared_pair.client.send_command(command_input(tick), double(tick), now);
     const auto ub = copied_pair.client.send_command(command_input(tick), double(tick), now);
     if (up) {
-      ASSERT_EQ(shared.on_packet(as_packet(ua), kClientAddress, now), wire::ErrorCode::Ok);
-      ASSERT_EQ(copied.on_packet(as_packet(ub), kClientAddress, now), wire::ErrorCode::Ok);
+      ASSERT_EQ(shared.on_packet(ua, kClientAddress, now), wire::ErrorCode::Ok);
+      ASSERT_EQ(copied.on_packet(ub, kClientAddress, now), wire::ErrorCode::Ok);
     }
     ASSERT_EQ(shared.acked_snapshot_tick(), copied.acked_snapshot_tick());
   }

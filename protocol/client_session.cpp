@@ -98,6 +98,7 @@ wire::ErrorCode ClientSession::reject(wire::ErrorCode code) {
 
 wire::ErrorCode ClientSession::on_datagram(std::span<const std::uint8_t> datagram, double now) {
   ++counters_.datagrams_in;
+  if (datagram.size() > kMaxDatagramBytes) return reject(wire::ErrorCode::TooLarge);
   switch (datagram_form(datagram)) {
     case DatagramForm::kConnectedPacket:
       if (state_ != ClientState::kSendingResponse && state_ != ClientState::kConnected) {

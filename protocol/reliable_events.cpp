@@ -11,9 +11,11 @@ wire::ErrorCode ReliableEventSender::push(const wire::ContactEvent& event) {
   // event is moved O(1) times on average.
   if (head_ > 0 && head_ * 2 >= queue_.size()) {
     queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(head_));
+    carrier_.erase(carrier_.begin(), carrier_.begin() + static_cast<std::ptrdiff_t>(head_));
     head_ = 0;
   }
   queue_.push_back(event);
+  carrier_.push_back(0);
   ++next_;
   return wire::ErrorCode::Ok;
 }
@@ -27,9 +29,27 @@ wire::ErrorCode ReliableEventSender::on_ack(std::uint64_t events_received) {
     ++head_;
   if (head_ == queue_.size()) {
     queue_.clear();
+    carrier_.clear();
     head_ = 0;
   }
   return result;
+}
+
+void ReliableEventSender::due(std::uint64_t newest_acked_packet, std::vector<wire::ContactEvent>& out) const {
+  out.clear();
+  for (std::size_t i = head_; i < queue_.size(); ++i) {
+    if (carrier_[i] == 0 || carrier_[i] <= newest_acked_packet) out.push_back(queue_[i]);
+  }
+}
+
+void ReliableEventSender::sent(std::span<const wire::ContactEvent> events, std::uint64_t packet_sequence) {
+  // Both ascending by sequence: one merge-like pass.
+  std::size_t i = head_;
+  for (const wire::ContactEvent& e : events) {
+    while (i < queue_.size() && queue_[i].sequence() < e.sequence())
+      ++i;
+    if (i < queue_.size() && queue_[i].sequence() == e.sequence()) carrier_[i] = packet_sequence;
+  }
 }
 
 std::span<const wire::ContactEvent> ReliableEventSender::oldest(std::size_t byte_budget) const {

@@ -59,6 +59,7 @@ wire::ErrorCode ClientConnection::on_packet(std::span<const std::uint8_t> datagr
   last_received_ = now;
   ++counters_.packets_in;
   for (const std::uint64_t sequence : tracker_.on_ack(opened.header.ack, opened.header.ack_bits)) {
+    newest_acked_ = std::max(newest_acked_, sequence);
     on_acked(sequence);
   }
 
@@ -184,12 +185,14 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
   const bool with_snapshot = tick > last_snapshot_tick_;
   // Events first get up to their share (whole events, bit-packed), the snapshot what is left, then
   // events any room the snapshot left over.
+  // The events not in flight (ReliableEventSender::due): never sent, or their last packet is settled.
+  sender_.due(newest_acked_, due_events_);
   std::size_t event_reserve = kFramePayloadBytes;
   if (with_snapshot) {
     events_writer_.clear();
     const auto share_bits = static_cast<std::size_t>(kFramePayloadBytes * kEventShareOfFrame) * 8;
-    write_contact_events(events_writer_, sender_.unacknowledged(), tick, share_bits);
-    event_reserve = sender_.pending() == 0 ? 0 : events_writer_.byte_count();
+    write_contact_events(events_writer_, due_events_, tick, share_bits);
+    event_reserve = due_events_.empty() ? 0 : events_writer_.byte_count();
   }
 
   ServerFrameMessage frame;
@@ -212,12 +215,13 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
     ++counters_.snapshots_sent;
     if (!delta.complete) ++counters_.snapshots_incomplete;
   }
-  if (sender_.pending() != 0) {
+  std::size_t events_written = 0;
+  if (!due_events_.empty()) {
     events_writer_.clear();
-    const std::size_t sent = write_contact_events(events_writer_, sender_.unacknowledged(), tick,
-                                                  (kFramePayloadBytes - snapshot_bytes) * 8);
-    counters_.events_sent += sent;
-    if (sent != 0) frame.events = std::span<const std::uint8_t>(events_writer_.bytes());
+    events_written =
+        write_contact_events(events_writer_, due_events_, tick, (kFramePayloadBytes - snapshot_bytes) * 8);
+    counters_.events_sent += events_written;
+    if (events_written != 0) frame.events = std::span<const std::uint8_t>(events_writer_.bytes());
   }
   frame.own = pack_own(own);
   input_ack_sent_ = run_ack_;
@@ -225,6 +229,7 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
   write_server_frame(message_, frame);
 
   const std::uint64_t sequence = tracker_.next_sequence();
+  sender_.sent(std::span(due_events_).first(events_written), sequence);
   std::vector<std::uint8_t> datagram = seal(now);
   assert(datagram.size() <= kMaxDatagramBytes);
   if (with_snapshot) {

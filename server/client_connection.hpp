@@ -152,6 +152,13 @@ class ClientConnection {
   EntityId entity() const { return params_.entity; }
   const std::string& peer_address() const { return params_.peer_address; }
   std::size_t events_pending() const { return sender_.pending(); }
+  // Of those, the ones the next frame may carry (not in flight: ReliableEventSender::due). Builds a list:
+  // for tests and diagnostics, not for every tick.
+  std::size_t events_due() const {
+    std::vector<wire::ContactEvent> due;
+    sender_.due(newest_acked_, due);
+    return due.size();
+  }
   std::uint64_t acked_snapshot_tick() const { return baseline_tick_; }
   const ConnectionCounters& counters() const { return counters_; }
 
@@ -186,6 +193,7 @@ class ClientConnection {
   ReceiveWindow window_;
   std::uint64_t goodbye_sequence_ = 0;
   AckTracker tracker_;
+  std::uint64_t newest_acked_ = 0;           // the newest of our packets the client acknowledged
   std::deque<SentSnapshot> sent_snapshots_;  // ascending sequence, unacknowledged, newer than the baseline
   std::uint64_t baseline_tick_ = 0;          // the newest snapshot the client acknowledged (0: none)
   std::shared_ptr<const SnapshotState> baseline_;  // null until the first acknowledgement
@@ -193,6 +201,7 @@ class ClientConnection {
   BitWriter block_writer_;                         // scratch for build_frame: the entity block
   BitWriter own_writer_;                           // scratch: the own state, bit-packed
   BitWriter events_writer_;                        // scratch: the contact events, bit-packed
+  std::vector<wire::ContactEvent> due_events_;     // scratch: the events not in flight
   std::vector<std::uint8_t> message_;              // scratch: the message a packet seals
   std::uint64_t last_snapshot_tick_ = 0;
 

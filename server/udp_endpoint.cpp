@@ -119,6 +119,12 @@ void UdpEndpoint::post_packets() {
 void UdpEndpoint::handle_one(std::span<const std::uint8_t> datagram, const udp::endpoint& from) {
   services_.packets_in->add();
   services_.bytes_in->add(datagram.size());
+  if (datagram.size() > kMaxDatagramBytes) {
+    // Whatever it claims to be (docs/protocol.md, "Which a datagram is"): no reply, nothing charged.
+    services_.rejections->reject(wire::ErrorCode::TooLarge, to_address(from),
+                                 "datagram of " + std::to_string(datagram.size()) + " bytes");
+    return;
+  }
   switch (datagram_form(datagram)) {
     case DatagramForm::kConnectedPacket:
       return on_packet(datagram, from);

@@ -133,6 +133,8 @@ TEST(ClientSession, GarbageIsCountedByReasonAndIgnored) {
   EXPECT_NE(client.on_datagram(noise, kStart), wire::ErrorCode::Ok);
   EXPECT_EQ(client.on_datagram(std::vector<std::uint8_t>(kMaxDatagramBytes + 1), kStart),
             wire::ErrorCode::TooLarge);
+  // A first byte that is neither an Envelope's (low bits 00) nor a connected packet's (01).
+  EXPECT_EQ(client.on_datagram(std::vector<std::uint8_t>{0x02, 1, 2, 3}, kStart), wire::ErrorCode::Malformed);
 
   // A challenge sealed for another client's token does not open.
   ClientSession other(
@@ -151,7 +153,7 @@ TEST(ClientSession, GarbageIsCountedByReasonAndIgnored) {
   EXPECT_EQ(rejected(client, wire::ErrorCode::TooLarge), 1u);
   EXPECT_EQ(rejected(client, wire::ErrorCode::ChallengeInvalid), 1u);
   EXPECT_EQ(rejected(client, wire::ErrorCode::UnexpectedMessage), 2u);
-  EXPECT_EQ(client.counters().datagrams_in, 5u);
+  EXPECT_EQ(client.counters().datagrams_in, 6u);
   EXPECT_EQ(client.state(), ClientState::kSendingRequest);  // none of it moved the handshake
 
   // The real challenge still works afterwards.

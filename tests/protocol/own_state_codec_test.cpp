@@ -162,5 +162,17 @@ TEST(OwnStateCodec, ShortFormsWrittenLongAreRefused) {
   }
 }
 
+// The bound a frame reserves for the own state (kMaxOwnStateBytes) is reached by the widest state and
+// never passed by any random one: every field in its widest form.
+TEST(OwnStateCodec, TheWidestStateFillsTheReservedBoundExactly) {
+  const float wide = std::bit_cast<float>(0x7f7fffffu);  // no field has a short form for it
+  const wire::OwnState widest(wire::Vec3f(wide, wide, wide), wire::Vec3f(wide, wide, wide),
+                              wire::Vec3f(wide, wide, wide), 0xffffffffu, 0x7ffffffe, 0xff);
+  EXPECT_EQ(packed(widest).size(), kMaxOwnStateBytes);
+  std::mt19937 rng(77);
+  for (int i = 0; i < 20000; ++i)
+    ASSERT_LE(packed(random_state(rng)).size(), kMaxOwnStateBytes);
+}
+
 }  // namespace
 }  // namespace shiftcast

@@ -178,5 +178,32 @@ TEST(ReliableEvents, ReceiverReassemblesRandomSlicesOverALossyLink) {
   }
 }
 
+// An event goes out again only once the packet that last carried it is settled: acknowledged, or older
+// than a packet the peer acknowledged. Oracle: the packets and acks of the script, by hand.
+TEST(ReliableEvents, AnEventIsNotResentWhileItsPacketIsInFlight) {
+  ReliableEventSender sender(16);
+  for (std::uint64_t s = 1; s <= 5; ++s)
+    ASSERT_EQ(sender.push(event(s)), wire::ErrorCode::Ok);
+  std::vector<wire::ContactEvent> due;
+  sender.due(0, due);
+  EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{1, 2, 3, 4, 5}));  // never sent
+  sender.sent(due, 10);
+  sender.due(9, due);
+  EXPECT_TRUE(due.empty());  // packet 10 may still arrive
+  sender.due(10, due);
+  EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{1, 2, 3, 4, 5}));  // settled, none acknowledged
+  ASSERT_EQ(sender.on_ack(4), wire::ErrorCode::Ok);                        // 1 to 3 delivered
+  sender.due(10, due);
+  EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{4, 5}));
+  sender.sent(std::span(due).first(1), 12);  // the frame had room for 4 only
+  sender.due(11, due);
+  EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{5}));  // 4 is in flight again, 5 is not
+  ASSERT_EQ(sender.push(event(6)), wire::ErrorCode::Ok);
+  sender.due(11, due);
+  EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{5, 6}));
+  sender.due(12, due);
+  EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{4, 5, 6}));
+}
+
 }  // namespace
 }  // namespace shiftcast

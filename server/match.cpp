@@ -399,8 +399,10 @@ wire::ErrorCode Match::on_connect(const AcceptedChallenge& accepted, const udp::
   }
   EntityId entity = kNoEntity;
   if (existing != clients_.end()) {
-    // A reconnect with a fresh token takes over the player it had.
+    // A reconnect with a fresh token takes over the player it had; the old address routes nowhere now.
     entity = existing->second.entity;
+    addresses_->depart(existing->second.endpoint, {settings_.id, accepted.client_id}, 0,
+                       std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
     clients_.erase(existing);
   } else {
     if (int(clients_.size()) >= settings_.max_players) {

@@ -98,6 +98,31 @@ TEST_F(ServerSessionTest, ReconnectNeedsAFreshTokenAndTheOldOneIsRefusedAsReplay
   EXPECT_EQ(server_.stop(), 0);
 }
 
+// Connected packets carry no ids: the server knows a client by its address. A client whose address
+// changed (a NAT rebinding, here a new socket) connects again with a fresh token and takes over its
+// player; what its old address still sends is refused on the receiving thread as from no connection.
+TEST_F(ServerSessionTest, AClientFromANewAddressReconnectsAndItsOldAddressRoutesNowhere) {
+  start();
+  UdpTestClient before(server_.ports().udp, token(11));
+  ASSERT_TRUE(before.connect());
+  ASSERT_TRUE(before.pump_until([&] { return before.session().latest_snapshot_tick() > 0; }));
+  const std::uint32_t entity = before.session().own_entity();
+  UdpTestClient after(server_.ports().udp, token(11));  // another socket: another source port
+  ASSERT_TRUE(after.connect());
+  ASSERT_TRUE(after.pump_until([&] { return after.session().latest_snapshot_tick() > 0; }));
+  EXPECT_EQ(after.session().own_entity(), entity);  // the same player, taken over
+  const double unknown_before = metric(rejected("udp", "unknown_connection"));
+  for (int i = 0; i < 3; ++i)
+    before.send_raw(before.session().send_command(PlayerInput{}, 0, before.now()));
+  // Counted by whichever worker received them: scrape until all three are, playing on meanwhile.
+  EXPECT_TRUE(
+      after.pump_until([&] { return metric(rejected("udp", "unknown_connection")) >= unknown_before + 3; }));
+  EXPECT_EQ(metric_value(metrics(), "shiftcast_players{match=\"1\"}"), 1);
+  const std::uint64_t tick = after.session().latest_snapshot_tick();
+  EXPECT_TRUE(after.pump_until([&] { return after.session().latest_snapshot_tick() > tick + 4; }));
+  EXPECT_EQ(server_.stop(), 0);
+}
+
 TEST_F(ServerSessionTest, GracefulShutdownSaysGoodbyeToConnectedPlayers) {
   start();
   UdpTestClient c(server_.ports().udp, token(9));

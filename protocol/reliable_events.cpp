@@ -15,7 +15,7 @@ wire::ErrorCode ReliableEventSender::push(const wire::ContactEvent& event) {
     head_ = 0;
   }
   queue_.push_back(event);
-  carrier_.push_back(0);
+  carrier_.push_back({});
   ++next_;
   return wire::ErrorCode::Ok;
 }
@@ -38,7 +38,8 @@ wire::ErrorCode ReliableEventSender::on_ack(std::uint64_t events_received) {
 void ReliableEventSender::due(std::uint64_t newest_acked_packet, std::vector<wire::ContactEvent>& out) const {
   out.clear();
   for (std::size_t i = head_; i < queue_.size(); ++i) {
-    if (carrier_[i] == 0 || carrier_[i] <= newest_acked_packet) out.push_back(queue_[i]);
+    const Carried& c = carrier_[i];
+    if (c.sends < kEventRedundantSends || c.packet <= newest_acked_packet) out.push_back(queue_[i]);
   }
 }
 
@@ -48,7 +49,10 @@ void ReliableEventSender::sent(std::span<const wire::ContactEvent> events, std::
   for (const wire::ContactEvent& e : events) {
     while (i < queue_.size() && queue_[i].sequence() < e.sequence())
       ++i;
-    if (i < queue_.size() && queue_[i].sequence() == e.sequence()) carrier_[i] = packet_sequence;
+    if (i < queue_.size() && queue_[i].sequence() == e.sequence()) {
+      carrier_[i].packet = packet_sequence;
+      ++carrier_[i].sends;
+    }
   }
 }
 

@@ -178,30 +178,32 @@ TEST(ReliableEvents, ReceiverReassemblesRandomSlicesOverALossyLink) {
   }
 }
 
-// An event goes out again only once the packet that last carried it is settled: acknowledged, or older
-// than a packet the peer acknowledged. Oracle: the packets and acks of the script, by hand.
+// An event rides in the first kEventRedundantSends frames it fits, then goes out again only once the
+// packet that last carried it is settled: acknowledged, or older than a packet the peer acknowledged.
+// Oracle: the packets and acks of the script, by hand.
 TEST(ReliableEvents, AnEventIsNotResentWhileItsPacketIsInFlight) {
+  static_assert(kEventRedundantSends == 3, "the script below sends three times");
   ReliableEventSender sender(16);
   for (std::uint64_t s = 1; s <= 5; ++s)
     ASSERT_EQ(sender.push(event(s)), wire::ErrorCode::Ok);
   std::vector<wire::ContactEvent> due;
-  sender.due(0, due);
-  EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{1, 2, 3, 4, 5}));  // never sent
-  sender.sent(due, 10);
-  sender.due(9, due);
-  EXPECT_TRUE(due.empty());  // packet 10 may still arrive
-  sender.due(10, due);
+  for (std::uint64_t packet = 10; packet <= 12; ++packet) {
+    sender.due(0, due);  // nothing acknowledged: the redundant sends
+    EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{1, 2, 3, 4, 5})) << packet;
+    sender.sent(due, packet);
+  }
+  sender.due(11, due);
+  EXPECT_TRUE(due.empty());  // packet 12 may still arrive
+  sender.due(12, due);
   EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{1, 2, 3, 4, 5}));  // settled, none acknowledged
   ASSERT_EQ(sender.on_ack(4), wire::ErrorCode::Ok);                        // 1 to 3 delivered
-  sender.due(10, due);
-  EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{4, 5}));
-  sender.sent(std::span(due).first(1), 12);  // the frame had room for 4 only
-  sender.due(11, due);
-  EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{5}));  // 4 is in flight again, 5 is not
-  ASSERT_EQ(sender.push(event(6)), wire::ErrorCode::Ok);
-  sender.due(11, due);
-  EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{5, 6}));
   sender.due(12, due);
+  EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{4, 5}));
+  sender.sent(std::span(due).first(1), 14);  // the frame had room for 4 only
+  ASSERT_EQ(sender.push(event(6)), wire::ErrorCode::Ok);
+  sender.due(13, due);
+  EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{5, 6}));  // 4 in flight again; 6 never sent
+  sender.due(14, due);
   EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{4, 5, 6}));
 }
 

@@ -14,6 +14,10 @@ namespace {
 
 // After the goodbyes, shots still in flight get this long to be answered before the channel closes.
 constexpr double kRpcDrainSeconds = 1;
+// At the end a client plays on until no event it has seen is held behind a hole (a lost frame whose
+// events the server resends once it learns of the loss: late, not lost), for at most this long plus two
+// round trips of the network conditions. What is still held then counts as lost.
+constexpr double kEventDrainSeconds = 1;
 // A thread ticks its clients in slices this big, and lets the datagrams that arrived in the meantime be
 // handled between slices: a snapshot's acknowledgement is stamped when it arrives, not after the whole
 // tick loop (hundreds of bot thinks and sealed commands) is done.
@@ -45,6 +49,7 @@ ClientThread::ClientThread(const SimOptions& options, const SimLevel& level, Run
   shared_.epoch = epoch;
   shared_.unix_time_offset = unix_time_offset;
   period_ = to_duration(1.0 / std::max(1, options.tick_rate));
+  event_drain_seconds_ = kEventDrainSeconds + 2 * options.network.round_trip();
   if (options.network.active()) {
     delivery_.emplace(context_, epoch);
     shared_.delivery = &*delivery_;
@@ -100,12 +105,21 @@ void ClientThread::on_tick() {
   if (phase == Phase::kStop) {
     if (!stopping_) {
       stopping_ = true;
-      stop_deadline_ = t + kRpcDrainSeconds;
+      drain_deadline_ = t + event_drain_seconds_;
+      stop_deadline_ = drain_deadline_ + kRpcDrainSeconds;
       shared_.measuring = false;
-      for (auto& [index, client] : clients_)
-        client->stop(t);
     }
-    if (rpc_.pending() == 0 || t >= stop_deadline_) {
+    bool draining = false;
+    for (auto& [index, client] : clients_) {
+      if (client->finished()) continue;
+      if (client->events_held() && t < drain_deadline_) {
+        client->tick(t);
+        draining = true;
+      } else {
+        client->stop(t);
+      }
+    }
+    if (!draining && (rpc_.pending() == 0 || t >= stop_deadline_)) {
       rpc_.close();  // what is still unanswered counts as connection_lost
       if (delivery_) delivery_->cancel();
       publish();

@@ -140,7 +140,9 @@ class ClientThread {
   Clock::time_point next_tick_;
   std::uint64_t late_ticks_ = 0;
   bool stopping_ = false;
-  double stop_deadline_ = 0;
+  double event_drain_seconds_ = 0;
+  double drain_deadline_ = 0;  // clients with events held behind a hole play on until then
+  double stop_deadline_ = 0;   // then unanswered RPC calls are given up
   int last_settled_ = -1;
   PublishedTotals published_;
 

@@ -107,6 +107,8 @@ class SimClient final : public DeliveryTarget {
   // of stop, abandon or a failure: its pending receive and shots hold only a weak reference to it.
   void abandon(double now);
   bool finished() const { return stopped_; }  // stopped, abandoned or failed: the stats are final
+  // An event it has seen waits behind an older one not yet delivered (a lost frame's, to be resent).
+  bool events_held() const { return stats_.events_highest_seen > stats_.events_delivered; }
   ClientState state() const { return session_.state(); }
   wire::ErrorCode code() const { return session_.code(); }
 

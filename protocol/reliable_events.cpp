@@ -39,7 +39,7 @@ void ReliableEventSender::due(std::uint64_t newest_acked_packet, std::vector<wir
   out.clear();
   for (std::size_t i = head_; i < queue_.size(); ++i) {
     const Carried& c = carrier_[i];
-    if (c.sends < kEventRedundantSends || c.packet <= newest_acked_packet) out.push_back(queue_[i]);
+    if (c.sends < redundant_sends_ || c.packet <= newest_acked_packet) out.push_back(queue_[i]);
   }
 }
 

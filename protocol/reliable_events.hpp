@@ -1,13 +1,17 @@
 // Reliable, ordered contact events over the unreliable packet channel. The sender numbers events from 1
 // and keeps each one until the peer's cumulative acknowledgement (ClientFrame.events_received: every
 // event below it was delivered) passes it. A frame carries the oldest unacknowledged events that are due:
-// each event rides in the first kEventRedundantSends frames it fits (so a lost or late frame leaves no
-// hole: the next one carries the same events, with no timer), and after that only once the packet that
-// last carried it is settled (the peer acknowledged it, or a newer one), never while it may still arrive.
-// (Resending every unacknowledged event in every frame, as before, cost nothing at 32 players, but at 768
-// on two cores the acknowledgements lag, every frame filled with resends, and writing them took a third
-// of the server.) The receiver delivers each event once, in order, and buffers a bounded number that
-// arrive ahead of a gap (reordered frames).
+// each event rides in the first `redundant_sends` frames it fits, and after that only once the packet
+// that last carried it is settled (the peer acknowledged it, or a newer one), never while it may still
+// arrive. One send (the default) costs each event once on a clean link; a lost frame then holds the events
+// behind it back about a round trip, until its loss is known. More sends buy that round trip back on
+// lossy links: a hole then needs that many frames in a row lost (at 5% loss and three sends, 1 in 8,000).
+// (Resending every unacknowledged event in every frame, as before version 4, cost nothing at 32 players,
+// but at 768 on two cores the acknowledgements lag, every frame filled with resends, and writing them took
+// a third of the server.) The receiver delivers each event once, in order, and buffers a bounded number
+// that arrive ahead of a gap (reordered frames).
+//
+//   ReliableEventSender sender(max_pending, redundant_sends);
 //
 //   sender.push(to_wire(record, sender.next_sequence()));   // SlowConsumer: the peer fell too far behind
 //   sender.due(newest_acked_packet, events);                 // oldest first; write the prefix that fits
@@ -30,14 +34,19 @@
 namespace shiftcast {
 
 inline constexpr std::size_t kContactEventBytes = sizeof(wire::ContactEvent);
-// Frames an unacknowledged event rides in back to back before it waits for its packet to settle: a hole
-// then needs this many frames in a row lost (5% loss: 1 in 8,000), and at a 100 ms round trip an event
-// costs three sends rather than the four of resending it in every frame.
-inline constexpr int kEventRedundantSends = 3;
+// Frames an unacknowledged event rides in back to back before it waits for its packet to settle
+// (ConnectionSettings::event_sends, the server's [match] event_sends).
+inline constexpr int kDefaultEventSends = 1;
+inline constexpr int kMaxEventSends = 4;
 
 class ReliableEventSender {
  public:
-  explicit ReliableEventSender(std::size_t max_pending) : max_pending_(max_pending) {}
+  // `redundant_sends` is clamped to 1..kMaxEventSends.
+  explicit ReliableEventSender(std::size_t max_pending, int redundant_sends = kDefaultEventSends)
+      : max_pending_(max_pending),
+        redundant_sends_(redundant_sends < 1                ? 1
+                         : redundant_sends > kMaxEventSends ? kMaxEventSends
+                                                            : redundant_sends) {}
 
   std::uint64_t next_sequence() const { return next_; }
   // Queues `event`, whose sequence must be next_sequence() (BadArgument otherwise). SlowConsumer, and
@@ -52,7 +61,7 @@ class ReliableEventSender {
   // Every unacknowledged event, oldest first. Valid until the next push or on_ack.
   std::span<const wire::ContactEvent> unacknowledged() const { return {queue_.data() + head_, pending()}; }
   // The unacknowledged events due, oldest first, into `out` (cleared): sent fewer than
-  // kEventRedundantSends times, or last sent in a packet no newer than `newest_acked_packet` (the newest
+  // `redundant_sends` times, or last sent in a packet no newer than `newest_acked_packet` (the newest
   // of our packets the peer acknowledged).
   void due(std::uint64_t newest_acked_packet, std::vector<wire::ContactEvent>& out) const;
   // `events` (what a frame took of due()'s, ascending) went out in packet `packet_sequence`.
@@ -62,6 +71,7 @@ class ReliableEventSender {
 
  private:
   std::size_t max_pending_;
+  int redundant_sends_;
   std::uint64_t next_ = 1;
   std::uint64_t acked_ = 1;
   std::vector<wire::ContactEvent> queue_;  // [head_, end) unacknowledged, ascending sequence

@@ -26,7 +26,7 @@ ClientConnection::ClientConnection(ConnectionParams params, const ConnectionSett
       settings_(settings),
       last_received_(now),
       last_sent_(now),
-      sender_(settings.max_pending_events) {}
+      sender_(settings.max_pending_events, settings.event_sends) {}
 
 wire::ErrorCode ClientConnection::refuse(wire::ErrorCode code) {
   ++counters_.rejected[static_cast<std::size_t>(code)];

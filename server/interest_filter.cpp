@@ -101,6 +101,7 @@ ContactRoute InterestFilter::route_contact(const ContactRecord& record,
   const bool observed = enabled() && c.phase == ContactPhase::kBegin && c.b != kNoEntity &&
                         (is_player(record.a_kind) || is_player(record.b_kind));
   const std::int32_t point_cluster = observed && !set_.empty() ? set_.cluster_at(c.point) : kNoCluster;
+  if (enabled() && c.phase == ContactPhase::kPersist && settings_.persist_events == 0) return route;
   for (std::size_t i = 0; i < viewers.size(); ++i) {
     const InterestViewer& v = viewers[i];
     const bool own = v.entity != kNoEntity && (v.entity == c.a || v.entity == c.b);

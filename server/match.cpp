@@ -296,9 +296,11 @@ void Match::say_goodbye(ClientConnection& connection, const udp::endpoint& to, w
 void Match::send_keepalives() {
   const double t = now();
   const std::uint64_t tick = scene_->simulation().tick();
+  // A command ran since the last frame: acknowledge it now unless a snapshot frame goes soon enough.
+  const int ticks_to_snapshot = snapshot_every_ - int(tick % std::uint64_t(snapshot_every_));
+  const bool ack_now = ticks_to_snapshot > settings_.connection.input_ack_delay_ticks;
   for (auto& [id, client] : clients_) {
-    // A command arrived since the last frame: acknowledge it now rather than at the next snapshot tick.
-    if (client.connection->input_ack_due()) {
+    if (ack_now && client.connection->input_ack_due()) {
       const std::optional<wire::OwnState> own = own_state(scene_->simulation(), client.entity);
       outbox_.add(client.connection->build_input_ack(tick, t, own ? &*own : nullptr), client.endpoint);
     } else if (client.connection->keepalive_due(t)) {

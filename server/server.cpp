@@ -171,6 +171,8 @@ std::string Server::start() {
   defaults.connection.timeout = config_.connection_timeout_s;
   defaults.connection.keepalive_interval = config_.keepalive_interval_s;
   defaults.connection.max_pending_events = std::size_t(config_.max_pending_events);
+  defaults.connection.event_sends = config_.event_sends;
+  defaults.connection.input_ack_delay_ticks = config_.input_ack_delay_ticks;
   defaults.shutdown_flush_s = config_.shutdown_flush_s;
   defaults.max_subscriptions_per_match = std::size_t(config_.rpc_max_subscriptions_per_match);
   defaults.interest = config_.interest;

@@ -20,6 +20,7 @@
 #include <variant>
 
 #include "protocol/crypto.hpp"
+#include "protocol/reliable_events.hpp"
 #include "protocol/wire_constants.hpp"
 #include "server/config/config_settings.hpp"
 #include "server/config/development_keys.hpp"
@@ -124,6 +125,8 @@ constexpr Range kSlots{1, 4096};
 constexpr Range kSubscriptionsPerMatch{1, 65536};
 // Units; far beyond any level the wire's quantized positions can place.
 constexpr double kMaxInterestRadius = 1 << 20;
+// Beyond this an acknowledgement waits longer than the 3-tick input-to-ack budget of the load tester.
+constexpr int kMaxInputAckDelayTicks = 8;
 
 // The RPC listener's settings, embedded in the config as they are (ServerConfig::rpc).
 template <auto M>
@@ -180,6 +183,12 @@ const std::array kServerSettings{
       kSeconds},
     S{"match", "max_pending_events", "max-pending-events", field<&ServerConfig::max_pending_events>,
       kAtLeastOne},
+    S{"match", "event_sends", "event-sends", field<&ServerConfig::event_sends>, {1, kMaxEventSends}},
+    S{"match",
+      "input_ack_delay_ticks",
+      "input-ack-delay-ticks",
+      field<&ServerConfig::input_ack_delay_ticks>,
+      {0, kMaxInputAckDelayTicks}},
     S{"interest",
       "enabled",
       "interest-enabled",
@@ -195,6 +204,11 @@ const std::array kServerSettings{
       "interest-no-set-radius",
       field<&ServerConfig::interest, &InterestSettings::no_set_radius>,
       {0, kMaxInterestRadius}},
+    S{"interest",
+      "persist_events",
+      "interest-persist-events",
+      field<&ServerConfig::interest, &InterestSettings::persist_events>,
+      {0, 1}},
     S{"rpc", "max_connections", "rpc-max-connections", rpc<&RpcSettings::max_connections>, kAtLeastOne},
     S{"rpc", "max_frame_bytes", "rpc-max-frame-bytes", rpc<&RpcSettings::max_frame_bytes>, kFrameBytes},
     S{"rpc", "max_batch", "rpc-max-batch", rpc<&RpcSettings::max_batch>, kAtLeastOne},

@@ -81,6 +81,8 @@ struct ServerConfig {
   double connection_timeout_s = 5;
   double keepalive_interval_s = 0.25;
   int max_pending_events = 4096;  // per connection: beyond it the client is too far behind and dropped
+  int event_sends = 1;            // frames a contact event rides back to back, 1..4 (ConnectionSettings)
+  int input_ack_delay_ticks = 1;  // ticks an input acknowledgement may wait for a snapshot frame, 0..8
 
   // [interest]: which entities and contacts each client is sent (server/config/interest_settings.hpp).
   InterestSettings interest;

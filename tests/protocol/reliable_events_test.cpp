@@ -178,33 +178,55 @@ TEST(ReliableEvents, ReceiverReassemblesRandomSlicesOverALossyLink) {
   }
 }
 
-// An event rides in the first kEventRedundantSends frames it fits, then goes out again only once the
-// packet that last carried it is settled: acknowledged, or older than a packet the peer acknowledged.
+// An event rides in the first `redundant_sends` frames it fits, then goes out again only once the packet
+// that last carried it is settled: acknowledged, or older than a packet the peer acknowledged.
 // Oracle: the packets and acks of the script, by hand.
 TEST(ReliableEvents, AnEventIsNotResentWhileItsPacketIsInFlight) {
-  static_assert(kEventRedundantSends == 3, "the script below sends three times");
-  ReliableEventSender sender(16);
-  for (std::uint64_t s = 1; s <= 5; ++s)
-    ASSERT_EQ(sender.push(event(s)), wire::ErrorCode::Ok);
-  std::vector<wire::ContactEvent> due;
-  for (std::uint64_t packet = 10; packet <= 12; ++packet) {
-    sender.due(0, due);  // nothing acknowledged: the redundant sends
-    EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{1, 2, 3, 4, 5})) << packet;
-    sender.sent(due, packet);
+  for (int sends = 1; sends <= kMaxEventSends; ++sends) {
+    SCOPED_TRACE(sends);
+    ReliableEventSender sender(16, sends);
+    for (std::uint64_t s = 1; s <= 5; ++s)
+      ASSERT_EQ(sender.push(event(s)), wire::ErrorCode::Ok);
+    std::vector<wire::ContactEvent> due;
+    const std::uint64_t last = 10 + std::uint64_t(sends) - 1;
+    for (std::uint64_t packet = 10; packet <= last; ++packet) {
+      sender.due(0, due);  // nothing acknowledged: the redundant sends
+      EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{1, 2, 3, 4, 5})) << packet;
+      sender.sent(due, packet);
+    }
+    sender.due(last - 1, due);
+    EXPECT_TRUE(due.empty());  // the last packet may still arrive
+    sender.due(last, due);
+    EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{1, 2, 3, 4, 5}));  // settled, none acknowledged
+    ASSERT_EQ(sender.on_ack(4), wire::ErrorCode::Ok);                        // 1 to 3 delivered
+    sender.due(last, due);
+    EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{4, 5}));
+    sender.sent(std::span(due).first(1), last + 2);  // the frame had room for 4 only
+    ASSERT_EQ(sender.push(event(6)), wire::ErrorCode::Ok);
+    sender.due(last + 1, due);
+    // 4 in flight again; 5 settled; 6 never sent (and due for its redundant sends however many)
+    EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{5, 6}));
+    sender.due(last + 2, due);
+    EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{4, 5, 6}));
   }
-  sender.due(11, due);
-  EXPECT_TRUE(due.empty());  // packet 12 may still arrive
-  sender.due(12, due);
-  EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{1, 2, 3, 4, 5}));  // settled, none acknowledged
-  ASSERT_EQ(sender.on_ack(4), wire::ErrorCode::Ok);                        // 1 to 3 delivered
-  sender.due(12, due);
-  EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{4, 5}));
-  sender.sent(std::span(due).first(1), 14);  // the frame had room for 4 only
-  ASSERT_EQ(sender.push(event(6)), wire::ErrorCode::Ok);
-  sender.due(13, due);
-  EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{5, 6}));  // 4 in flight again; 6 never sent
-  sender.due(14, due);
-  EXPECT_EQ(sequences(due), (std::vector<std::uint64_t>{4, 5, 6}));
+}
+
+// The count is clamped: zero or negative sends would never send an event, more than kMaxEventSends
+// is refused as the configuration's range says.
+TEST(ReliableEvents, TheRedundancyIsClampedToItsRange) {
+  for (const auto& [asked, used] : {std::pair{-3, 1}, {0, 1}, {1, 1}, {kMaxEventSends + 5, kMaxEventSends}}) {
+    ReliableEventSender sender(4, asked);
+    ASSERT_EQ(sender.push(event(1)), wire::ErrorCode::Ok);
+    std::vector<wire::ContactEvent> due;
+    int sent = 0;
+    for (std::uint64_t packet = 1; packet <= 10; ++packet) {
+      sender.due(0, due);
+      if (due.empty()) break;
+      sender.sent(due, packet);
+      ++sent;
+    }
+    EXPECT_EQ(sent, used) << asked;
+  }
 }
 
 }  // namespace

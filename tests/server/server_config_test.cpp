@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "protocol/crypto.hpp"
+#include "server/client_connection.hpp"
 #include "server/logging.hpp"
 
 namespace shiftcast {
@@ -430,10 +431,13 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
                            "recording-directory",
                            "interest-enabled",
                            "interest-radius",
-                           "interest-no-set-radius"}) {
+                           "interest-no-set-radius",
+                           "interest-persist-events",
+                           "event-sends",
+                           "input-ack-delay-ticks"}) {
     EXPECT_NE(std::find(flags.begin(), flags.end(), flag), flags.end()) << flag;
   }
-  EXPECT_EQ(flags.size(), 57u);
+  EXPECT_EQ(flags.size(), 60u);
 }
 
 // Issue 15's [interest]: the shipped values are the documented defaults, the file and the flags set them,
@@ -454,6 +458,30 @@ TEST_F(ConfigDir, InterestSectionAndItsFlags) {
   EXPECT_EQ(c.interest.enabled, 1);
   EXPECT_NE(error_of(base() + "[interest]\nradius = -1\n").find("radius = -1"), std::string::npos);
   EXPECT_NE(error_of(base() + "[interest]\nenabled = 2\n").find("enabled = 2"), std::string::npos);
+  EXPECT_EQ(shipped.interest.persist_events, defaults.persist_events);
+  EXPECT_EQ(parse(base() + "[interest]\npersist_events = 1\n").interest.persist_events, 1);
+  EXPECT_NE(error_of(base() + "[interest]\npersist_events = 2\n").find("persist_events = 2"),
+            std::string::npos);
+}
+
+// How a connection's frames carry events and acknowledgements: the shipped values are the connection's
+// defaults, and the ranges hold (event_sends 1..kMaxEventSends, input_ack_delay_ticks 0..8).
+TEST_F(ConfigDir, EventSendsAndInputAckDelay) {
+  const ServerConfig shipped = load_server_config(kSourceDir + "/configs/server.toml");
+  const ConnectionSettings defaults;
+  EXPECT_EQ(shipped.event_sends, defaults.event_sends);
+  EXPECT_EQ(shipped.input_ack_delay_ticks, defaults.input_ack_delay_ticks);
+  ServerConfig c = parse(base() + "[match]\nevent_sends = 3\ninput_ack_delay_ticks = 0\n");
+  EXPECT_EQ(c.event_sends, 3);
+  EXPECT_EQ(c.input_ack_delay_ticks, 0);
+  apply_override(c, "event-sends", "4");
+  apply_override(c, "input-ack-delay-ticks", "8");
+  EXPECT_EQ(c.event_sends, 4);
+  EXPECT_EQ(c.input_ack_delay_ticks, 8);
+  EXPECT_NE(error_of(base() + "[match]\nevent_sends = 0\n").find("event_sends = 0"), std::string::npos);
+  EXPECT_NE(error_of(base() + "[match]\nevent_sends = 5\n").find("event_sends = 5"), std::string::npos);
+  EXPECT_NE(error_of(base() + "[match]\ninput_ack_delay_ticks = 9\n").find("input_ack_delay_ticks = 9"),
+            std::string::npos);
 }
 
 TEST_F(ConfigDir, BadOverridesAreRefusedAtOnce) {

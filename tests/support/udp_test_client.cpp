@@ -81,9 +81,16 @@ bool UdpTestClient::pump_until(const std::function<bool()>& done, std::chrono::m
 }
 
 void UdpTestClient::pump_for(std::chrono::milliseconds duration) {
+  // At least one pass, even for a zero duration: a client pumped "for 0 ms" still answers the server.
   const auto deadline = std::chrono::steady_clock::now() + duration;
-  pump_until([&] { return std::chrono::steady_clock::now() >= deadline; },
-             duration + std::chrono::seconds(1));
+  bool passed = false;
+  pump_until(
+      [&] {
+        const bool done = passed && std::chrono::steady_clock::now() >= deadline;
+        passed = true;
+        return done;
+      },
+      duration + std::chrono::seconds(1));
 }
 
 bool UdpTestClient::connect(std::chrono::milliseconds timeout) {

@@ -1,47 +1,70 @@
 #include "protocol/contact_event_codec.hpp"
 
-#include <bit>
+#include <algorithm>
+#include <cstdlib>
+
+#include "protocol/quantize.hpp"
+#include "protocol/wire_constants.hpp"
 
 namespace shiftcast {
 namespace {
 
-constexpr unsigned kFloatBits = 32;
+constexpr double kPointSteps = 1.0 / static_cast<double>(kPositionQuantum);
+constexpr std::int64_t kTimeStepsMax = static_cast<std::int64_t>(kEventTimeSteps);  // time 1: the tick's end
 
-std::uint32_t bits_of(float v) {
-  return std::bit_cast<std::uint32_t>(v);
-}
-float float_of(std::uint64_t v) {
-  return std::bit_cast<float>(static_cast<std::uint32_t>(v));
-}
-
-// +0 costs its flag alone; any other pattern (-0 and NaNs included) follows the flag.
-void write_float_or_zero(BitWriter& out, float v) {
-  out.write_bool(bits_of(v) != 0);
-  if (bits_of(v) != 0) out.write_bits(bits_of(v), kFloatBits);
-}
-// False for an explicit +0 (it has the one-bit form).
-bool read_float_or_zero(BitReader& in, float& v) {
-  v = 0;
-  if (!in.read_bool()) return true;
-  const std::uint64_t raw = in.read_bits(kFloatBits);
-  v = float_of(raw);
-  return raw != 0 || !in.ok();
+// Points, separations and speeds are clamped to +-kEventMaxSteps: every such count of steps divided by a
+// power of two is a float exactly, so what a client reads re-encodes to the same bits.
+std::int64_t clamped(float value, double steps_per_unit) {
+  return std::clamp<std::int64_t>(quantize_to_steps(value, steps_per_unit), -kEventMaxSteps, kEventMaxSteps);
 }
 
-constexpr std::array<std::array<float, 3>, 6> kAxes = {{
-    {1, 0, 0},
-    {-1, 0, 0},
-    {0, 1, 0},
-    {0, -1, 0},
-    {0, 0, 1},
-    {0, 0, -1},
-}};
+// An event's measured fields as they travel.
+struct QuantizedFields {
+  std::int64_t time = 0;
+  std::int64_t point[3] = {0, 0, 0};
+  std::int64_t normal[3] = {0, 0, 0};
+  std::int64_t separation = 0;
+  std::int64_t speed = 0;
+};
 
-unsigned normal_form(const wire::Vec3f& n) {
-  for (unsigned i = 0; i < kAxes.size(); ++i) {
-    if (bits_of(n.x()) == bits_of(kAxes[i][0]) && bits_of(n.y()) == bits_of(kAxes[i][1]) &&
-        bits_of(n.z()) == bits_of(kAxes[i][2]))
-      return i;
+std::int64_t normal_component(float c) {
+  return std::clamp<std::int64_t>(quantize_to_steps(c, kEventNormalSteps), -kEventNormalSteps,
+                                  kEventNormalSteps);
+}
+
+QuantizedFields quantize(const wire::ContactEvent& e) {
+  QuantizedFields q;
+  q.time = std::clamp<std::int64_t>(quantize_to_steps(e.time(), kEventTimeSteps), 0, kTimeStepsMax);
+  q.point[0] = clamped(e.point().x(), kPointSteps);
+  q.point[1] = clamped(e.point().y(), kPointSteps);
+  q.point[2] = clamped(e.point().z(), kPointSteps);
+  q.normal[0] = normal_component(e.normal().x());
+  q.normal[1] = normal_component(e.normal().y());
+  q.normal[2] = normal_component(e.normal().z());
+  q.separation = clamped(e.separation(), kEventSeparationSteps);
+  q.speed = clamped(e.relative_speed(), kEventSpeedSteps);
+  return q;
+}
+
+wire::ContactEvent with_fields(const wire::ContactEvent& e, const QuantizedFields& q) {
+  const auto normal = [&](int i) { return dequantize_steps(q.normal[i], kEventNormalSteps); };
+  return wire::ContactEvent(
+      e.sequence(), e.tick(), dequantize_steps(q.time, kEventTimeSteps), e.phase(), e.a_kind(), e.b_kind(),
+      e.a(), e.b(), e.brush(),
+      wire::Vec3f(dequantize_steps(q.point[0], kPointSteps), dequantize_steps(q.point[1], kPointSteps),
+                  dequantize_steps(q.point[2], kPointSteps)),
+      wire::Vec3f(normal(0), normal(1), normal(2)), dequantize_steps(q.separation, kEventSeparationSteps),
+      dequantize_steps(q.speed, kEventSpeedSteps));
+}
+
+// 0..5 for the unit axes +x, -x, +y, -y, +z, -z (one component +-kEventNormalSteps, the others 0), else
+// kEventNormalExplicit.
+unsigned normal_form(const std::int64_t n[3]) {
+  for (unsigned axis = 0; axis < 3; ++axis) {
+    const std::int64_t other1 = n[(axis + 1) % 3], other2 = n[(axis + 2) % 3];
+    if (other1 != 0 || other2 != 0) continue;
+    if (n[axis] == kEventNormalSteps) return 2 * axis;
+    if (n[axis] == -kEventNormalSteps) return 2 * axis + 1;
   }
   return kEventNormalExplicit;
 }
@@ -61,23 +84,28 @@ void write_event(BitWriter& out, const wire::ContactEvent& e, const std::uint64_
   }
   // Modulo 2^64 and zig-zagged: a bijection, so any tick survives whatever the frame's tick.
   out.write_tiered_signed(static_cast<std::int64_t>(frame_tick - e.tick()), kEventTickOffsetTiers);
-  write_float_or_zero(out, e.time());
+  const QuantizedFields q = quantize(e);
+  out.write_tiered(static_cast<std::uint64_t>(q.time), kEventTimeTiers);
   out.write_tiered(e.phase(), kEventSmallTiers);
   out.write_tiered(e.a_kind(), kEventSmallTiers);
   out.write_tiered(e.b_kind(), kEventSmallTiers);
   out.write_tiered(e.a(), kEventEntityTiers);
   out.write_tiered(e.b(), kEventIdTiers);
   out.write_tiered(brush_code(e.brush()), kEventIdTiers);
-  for (const float c : {e.point().x(), e.point().y(), e.point().z()})
-    out.write_bits(bits_of(c), kFloatBits);
-  const unsigned form = normal_form(e.normal());
+  for (const std::int64_t c : q.point)
+    out.write_tiered_signed(c, kEventPointTiers);
+  const unsigned form = normal_form(q.normal);
   out.write_bits(form, kEventNormalFormBits);
   if (form == kEventNormalExplicit) {
-    for (const float c : {e.normal().x(), e.normal().y(), e.normal().z()})
-      out.write_bits(bits_of(c), kFloatBits);
+    for (const std::int64_t c : q.normal)
+      out.write_bits(zigzag_encode(c), kEventNormalComponentBits);
   }
-  write_float_or_zero(out, e.separation());
-  write_float_or_zero(out, e.relative_speed());
+  out.write_tiered_signed(q.separation, kEventSeparationTiers);
+  out.write_tiered_signed(q.speed, kEventSpeedTiers);
+}
+
+bool within_max_steps(std::int64_t v) {
+  return v >= -kEventMaxSteps && v <= kEventMaxSteps;
 }
 
 std::optional<wire::ContactEvent> read_event(BitReader& in, const std::uint64_t* previous,
@@ -93,39 +121,50 @@ std::optional<wire::ContactEvent> read_event(BitReader& in, const std::uint64_t*
   }
   const std::uint64_t tick =
       frame_tick - static_cast<std::uint64_t>(in.read_tiered_signed(kEventTickOffsetTiers));
-  float time = 0, separation = 0, speed = 0;
-  if (!read_float_or_zero(in, time)) return std::nullopt;
+  QuantizedFields q;
+  q.time = static_cast<std::int64_t>(in.read_tiered(kEventTimeTiers));
   const std::uint64_t phase = in.read_tiered(kEventSmallTiers);
   const std::uint64_t a_kind = in.read_tiered(kEventSmallTiers);
   const std::uint64_t b_kind = in.read_tiered(kEventSmallTiers);
   const std::uint64_t a = in.read_tiered(kEventEntityTiers);
   const std::uint64_t b = in.read_tiered(kEventIdTiers);
   const std::uint64_t brush = in.read_tiered(kEventIdTiers);
-  float p[3], n[3] = {0, 0, 0};
-  for (float& c : p)
-    c = float_of(in.read_bits(kFloatBits));
+  for (std::int64_t& c : q.point)
+    c = in.read_tiered_signed(kEventPointTiers);
   const std::uint64_t form = in.read_bits(kEventNormalFormBits);
-  if (form < kAxes.size()) {
-    for (unsigned i = 0; i < 3; ++i)
-      n[i] = kAxes[form][i];
+  if (form < kEventNormalExplicit) {
+    q.normal[form / 2] = form % 2 == 0 ? kEventNormalSteps : -kEventNormalSteps;
   } else if (form == kEventNormalExplicit) {
-    for (float& c : n)
-      c = float_of(in.read_bits(kFloatBits));
-    // An axis has its own short form.
-    if (in.ok() && normal_form(wire::Vec3f(n[0], n[1], n[2])) != kEventNormalExplicit) return std::nullopt;
-  } else if (in.ok()) {
-    return std::nullopt;
+    for (std::int64_t& c : q.normal)
+      c = zigzag_decode(in.read_bits(kEventNormalComponentBits));
   }
-  if (!read_float_or_zero(in, separation) || !read_float_or_zero(in, speed)) return std::nullopt;
+  q.separation = in.read_tiered_signed(kEventSeparationTiers);
+  q.speed = in.read_tiered_signed(kEventSpeedTiers);
   if (!in.ok()) return std::nullopt;
-  return wire::ContactEvent(sequence, tick, time, static_cast<std::uint8_t>(phase),
-                            static_cast<std::uint8_t>(a_kind), static_cast<std::uint8_t>(b_kind),
-                            static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b),
-                            static_cast<std::int32_t>(static_cast<std::uint32_t>(brush) - 1u),
-                            wire::Vec3f(p[0], p[1], p[2]), wire::Vec3f(n[0], n[1], n[2]), separation, speed);
+  // Only what a conforming writer sends: time within the tick, steps within +-kEventMaxSteps, components
+  // within +-kEventNormalSteps, an axis in its own short form, a known form.
+  if (q.time > kTimeStepsMax || form > kEventNormalExplicit) return std::nullopt;
+  if (!std::all_of(std::begin(q.point), std::end(q.point), within_max_steps) ||
+      !within_max_steps(q.separation) || !within_max_steps(q.speed))
+    return std::nullopt;
+  if (form == kEventNormalExplicit) {
+    for (const std::int64_t c : q.normal)
+      if (std::abs(c) > kEventNormalSteps) return std::nullopt;
+    if (normal_form(q.normal) != kEventNormalExplicit) return std::nullopt;
+  }
+  const wire::ContactEvent ids(sequence, tick, 0, static_cast<std::uint8_t>(phase),
+                               static_cast<std::uint8_t>(a_kind), static_cast<std::uint8_t>(b_kind),
+                               static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b),
+                               static_cast<std::int32_t>(static_cast<std::uint32_t>(brush) - 1u),
+                               wire::Vec3f(0, 0, 0), wire::Vec3f(0, 0, 0), 0, 0);
+  return with_fields(ids, q);
 }
 
 }  // namespace
+
+wire::ContactEvent quantize_contact_event(const wire::ContactEvent& event) {
+  return with_fields(event, quantize(event));
+}
 
 std::size_t write_contact_events(BitWriter& out, std::span<const wire::ContactEvent> events,
                                  std::uint64_t frame_tick, std::size_t max_bits) {
@@ -152,7 +191,7 @@ std::size_t write_contact_events(BitWriter& out, std::span<const wire::ContactEv
 std::optional<std::vector<wire::ContactEvent>> read_contact_events(BitReader& in, std::uint64_t frame_tick) {
   std::vector<wire::ContactEvent> events;
   std::uint64_t previous = 0;
-  // Every event takes more than a hundred bits, so the buffer bounds the loop.
+  // Every event takes more than forty bits, so the buffer bounds the loop.
   while (in.read_bool()) {
     const std::optional<wire::ContactEvent> e =
         read_event(in, events.empty() ? nullptr : &previous, frame_tick);

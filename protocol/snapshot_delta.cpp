@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "protocol/entity_block.hpp"
+#include "protocol/quantize.hpp"
 
 namespace shiftcast {
 namespace {
@@ -49,16 +50,11 @@ bool strictly_ascending(std::span<const T> items, Id id) {
 }  // namespace
 
 std::int32_t quantize_coordinate(float value) {
-  if (std::isnan(value)) return 0;
-  // value * 16 is exact in double, so the only rounding is the one to the nearest quantum.
-  const double quanta = std::round(static_cast<double>(value) * kQuantaPerUnit);
-  constexpr double kLow = std::numeric_limits<std::int32_t>::min();
-  constexpr double kHigh = std::numeric_limits<std::int32_t>::max();
-  return static_cast<std::int32_t>(std::clamp(quanta, kLow, kHigh));
+  return quantize_to_steps(value, kQuantaPerUnit);
 }
 
 float dequantize_coordinate(std::int32_t quanta) {
-  return static_cast<float>(static_cast<double>(quanta) / kQuantaPerUnit);
+  return dequantize_steps(quanta, kQuantaPerUnit);
 }
 
 wire::QuantizedVec quantize_position(const wire::Vec3f& position) {

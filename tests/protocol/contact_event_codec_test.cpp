@@ -1,7 +1,7 @@
-// Contact events bit-packed (ServerFrame.events_packed): every list comes back bit for bit, read by the
-// library and by a brute-force decoder written here from docs/protocol.md's table alone; the budget is
-// exact; the usual event is small; untrusted bits are refused or are the one encoding of what they
-// decode to.
+// Contact events bit-packed (the ServerFrame's events section): every list comes back as its quantized
+// self, read by the library and by a brute-force decoder written here from docs/protocol.md's table alone;
+// what is read is within half a step of what was sent; the budget is exact; the usual event is small;
+// untrusted bits are refused or are the one encoding of what they decode to.
 #include "protocol/contact_event_codec.hpp"
 
 #include "protocol/reliable_events.hpp"
@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <optional>
 #include <random>
 #include <vector>
@@ -49,25 +50,25 @@ class BruteForce {
       const std::uint64_t zz = tiered({3, 8, 16, 64});
       const std::int64_t offset = static_cast<std::int64_t>(zz >> 1) ^ -static_cast<std::int64_t>(zz & 1);
       const std::uint64_t tick = frame_tick - static_cast<std::uint64_t>(offset);
-      const float time = maybe_float();
+      const float time = scaled(tiered({0, 9}), 256);
       const auto phase = static_cast<std::uint8_t>(tiered({2, 8}));
       const auto a_kind = static_cast<std::uint8_t>(tiered({2, 8}));
       const auto b_kind = static_cast<std::uint8_t>(tiered({2, 8}));
       const auto a = static_cast<std::uint32_t>(tiered({8, 16, 32}));
       const auto b = static_cast<std::uint32_t>(tiered({0, 8, 16, 32}));
       const auto brush = static_cast<std::int32_t>(static_cast<std::uint32_t>(tiered({0, 8, 16, 32})) - 1u);
-      const wire::Vec3f point{f32(), f32(), f32()};  // braces: read left to right
+      const wire::Vec3f point{position(), position(), position()};  // braces: read left to right
       const std::uint64_t form = field(3);
       wire::Vec3f normal(0, 0, 0);
       if (form == 6) {
-        normal = wire::Vec3f{f32(), f32(), f32()};
+        normal = wire::Vec3f{component(), component(), component()};
       } else {
         float n[3] = {0, 0, 0};
         n[form / 2] = form % 2 == 0 ? 1.0f : -1.0f;
         normal = wire::Vec3f(n[0], n[1], n[2]);
       }
-      const float separation = maybe_float();
-      const float speed = maybe_float();
+      const float separation = scaled(zigzag(tiered({0, 6, 12, 32})), 256);
+      const float speed = scaled(zigzag(tiered({0, 8, 12, 16, 32})), 4);
       out.emplace_back(sequence, tick, time, phase, a_kind, b_kind, a, b, brush, point, normal, separation,
                        speed);
     }
@@ -92,8 +93,15 @@ class BruteForce {
       ++tier;
     return field(widths[tier]);
   }
-  float f32() { return std::bit_cast<float>(static_cast<std::uint32_t>(field(32))); }
-  float maybe_float() { return bit() ? f32() : 0.0f; }
+  static std::int64_t zigzag(std::uint64_t v) {
+    return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
+  }
+  // The document: steps / steps-per-unit in double precision, then to the nearest float.
+  static float scaled(std::int64_t steps, double per_unit) {
+    return static_cast<float>(static_cast<double>(steps) / per_unit);
+  }
+  float position() { return scaled(zigzag(tiered({10, 14, 18, 22, 32})), 16); }
+  float component() { return scaled(zigzag(field(10)), 511); }
 
   const Bytes& bytes_;
   std::size_t position_ = 0;
@@ -170,9 +178,51 @@ TEST(ContactEventCodec, EveryListComesBackBitForBitAndTheBruteForceDecoderAgrees
     ASSERT_EQ(back->size(), events.size()) << round;
     ASSERT_EQ(brute.size(), events.size()) << round;
     for (std::size_t i = 0; i < events.size(); ++i) {
-      ASSERT_TRUE(identical((*back)[i], events[i])) << round << " event " << i;
-      ASSERT_TRUE(identical(brute[i], events[i])) << round << " event " << i;
+      const wire::ContactEvent sent = quantize_contact_event(events[i]);
+      ASSERT_TRUE(identical((*back)[i], sent)) << round << " event " << i;
+      ASSERT_TRUE(identical(brute[i], sent)) << round << " event " << i;
+      ASSERT_TRUE(identical(quantize_contact_event(sent), sent)) << round << " event " << i;  // a fixed point
     }
+  }
+}
+
+// Within half a step of what was sent, for values the steps can hold: the closed-form bound of rounding to
+// nearest, checked on the decoded floats (so a wrong scale or a truncation shows).
+TEST(ContactEventCodec, WhatIsReadIsWithinHalfAStepOfWhatWasSent) {
+  std::mt19937 rng(19);
+  std::uniform_real_distribution<float> coordinate(-8192, 8192), unit(-1, 1), time(0, 1), speed(-4000, 4000),
+      separation(-4, 4);
+  std::vector<wire::ContactEvent> events;
+  for (std::uint64_t s = 1; s <= 2000; ++s) {
+    wire::Vec3f n(unit(rng), unit(rng), unit(rng));
+    const float length = std::sqrt(n.x() * n.x() + n.y() * n.y() + n.z() * n.z());
+    if (length > 1e-3f) n = wire::Vec3f(n.x() / length, n.y() / length, n.z() / length);
+    events.emplace_back(s, 50, time(rng), 0, 0, 1, 7, 9, -1,
+                        wire::Vec3f(coordinate(rng), coordinate(rng), coordinate(rng)), n, separation(rng),
+                        speed(rng));
+  }
+  const auto back = unpacked(packed(events, 60), 60);
+  ASSERT_TRUE(back.has_value());
+  ASSERT_EQ(back->size(), events.size());
+  // Half a step, plus the float rounding of the decoded value (an ulp at most at these magnitudes).
+  const auto near = [](float got, float want, double step, float magnitude) {
+    return std::abs(double(got) - double(want)) <= step / 2 + std::ldexp(1.0, std::ilogb(magnitude) - 23);
+  };
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const wire::ContactEvent& e = events[i];
+    const wire::ContactEvent& r = (*back)[i];
+    EXPECT_TRUE(near(r.time(), e.time(), 1.0 / 256, 1)) << i;
+    EXPECT_TRUE(near(r.point().x(), e.point().x(), 1.0 / 16, 8192)) << i;
+    EXPECT_TRUE(near(r.point().y(), e.point().y(), 1.0 / 16, 8192)) << i;
+    EXPECT_TRUE(near(r.point().z(), e.point().z(), 1.0 / 16, 8192)) << i;
+    EXPECT_TRUE(near(r.normal().x(), e.normal().x(), 1.0 / 511, 1)) << i;
+    EXPECT_TRUE(near(r.normal().y(), e.normal().y(), 1.0 / 511, 1)) << i;
+    EXPECT_TRUE(near(r.normal().z(), e.normal().z(), 1.0 / 511, 1)) << i;
+    EXPECT_TRUE(near(r.separation(), e.separation(), 1.0 / 256, 4)) << i;
+    EXPECT_TRUE(near(r.relative_speed(), e.relative_speed(), 1.0 / 4, 4096)) << i;
+    EXPECT_EQ(r.sequence(), e.sequence());
+    EXPECT_EQ(r.a(), e.a());
+    EXPECT_EQ(r.b(), e.b());
   }
 }
 
@@ -217,8 +267,9 @@ TEST(ContactEventCodec, AResendOfConsecutiveEventsOnAnAxisTakesUnderAThirdOfTheS
   RecordProperty("second_event_bits", static_cast<int>(second));
   EXPECT_LE(second * 3, kContactEventBytes * 8);
   // presence 1, gap 1, tick offset 1 + 3, time 1, phase and kinds 3 x 3, a 1 + 8, b 1, brush 414 in
-  // 3 + 16, point 96, normal 3, separation 1, speed 1.
-  EXPECT_EQ(second, 1 + 1 + 4 + 1 + 9 + 9 + 1 + 19 + 96 + 3 + 1 + 1u);
+  // 3 + 16, point 19752, -1412, 384 quanta (zig-zag 39504, 2823, 768) in 3 + 18, 2 + 14, 1 + 10, normal 3,
+  // separation 1, speed 1.
+  EXPECT_EQ(second, 1 + 1 + 4 + 1 + 9 + 9 + 1 + 19 + (21 + 16 + 11) + 3 + 1 + 1u);
 }
 
 // Any bytes, after a list: the library refuses them, or they are the one encoding of what it read.
@@ -276,7 +327,7 @@ void write_head(BitWriter& w, std::uint64_t sequence, bool first) {
   w.write_tiered(0, kEventIdTiers);
   w.write_tiered(0, kEventIdTiers);
   for (int i = 0; i < 3; ++i)
-    w.write_bits(0, 32);
+    w.write_tiered_signed(0, kEventPointTiers);
 }
 
 bool refused(const BitWriter& w) {
@@ -298,13 +349,13 @@ TEST(ContactEventCodec, ShortFormsWrittenLongAndWrappingSequencesAreRefused) {
     w.write_bool(false);
     EXPECT_FALSE(refused(w));
   }
-  {  // +z spelled as three floats.
+  {  // +z spelled as three components.
     BitWriter w;
     write_head(w, 1, true);
     w.write_bits(kEventNormalExplicit, kEventNormalFormBits);
-    w.write_bits(0, 32);
-    w.write_bits(0, 32);
-    w.write_bits(bits(1.0f), 32);
+    w.write_signed(0, kEventNormalComponentBits);
+    w.write_signed(0, kEventNormalComponentBits);
+    w.write_signed(kEventNormalSteps, kEventNormalComponentBits);
     w.write_bool(false);
     w.write_bool(false);
     w.write_bool(false);
@@ -319,12 +370,42 @@ TEST(ContactEventCodec, ShortFormsWrittenLongAndWrappingSequencesAreRefused) {
     w.write_bool(false);
     EXPECT_TRUE(refused(w));
   }
-  {  // An explicit +0 separation.
+  {  // A normal component beyond +-kEventNormalSteps (zig-zag 1023 is -512).
+    BitWriter w;
+    write_head(w, 1, true);
+    w.write_bits(kEventNormalExplicit, kEventNormalFormBits);
+    w.write_signed(-512, kEventNormalComponentBits);
+    w.write_signed(0, kEventNormalComponentBits);
+    w.write_signed(0, kEventNormalComponentBits);
+    w.write_bool(false);
+    w.write_bool(false);
+    w.write_bool(false);
+    EXPECT_TRUE(refused(w));
+  }
+  {  // Time beyond the tick's end (257 steps).
+    BitWriter w;
+    w.write_bool(true);
+    w.write_tiered(1, kEventFirstSequenceTiers);
+    w.write_tiered_signed(0, kEventTickOffsetTiers);
+    w.write_tiered(257, kEventTimeTiers);
+    for (int i = 0; i < 3; ++i)
+      w.write_tiered(0, kEventSmallTiers);
+    w.write_tiered(1, kEventEntityTiers);
+    w.write_tiered(0, kEventIdTiers);
+    w.write_tiered(0, kEventIdTiers);
+    for (int i = 0; i < 3; ++i)
+      w.write_tiered_signed(0, kEventPointTiers);
+    up_then_end(w);
+    w.write_bool(false);
+    EXPECT_TRUE(refused(w));
+  }
+  {  // A separation of 0 written in its 6-bit tier.
     BitWriter w;
     write_head(w, 1, true);
     w.write_bits(4, kEventNormalFormBits);
     w.write_bool(true);
-    w.write_bits(0, 32);
+    w.write_bool(false);
+    w.write_bits(0, 6);
     w.write_bool(false);
     w.write_bool(false);
     EXPECT_TRUE(refused(w));

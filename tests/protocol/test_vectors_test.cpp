@@ -350,7 +350,7 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
   EXPECT_EQ((*events)[1].sequence(), 42u);
   EXPECT_EQ((*events)[1].b(), 9u);
   EXPECT_EQ((*events)[1].brush(), -1);
-  EXPECT_EQ((*events)[1].normal().y(), 0.8f);
+  EXPECT_EQ((*events)[1].normal().y(), static_cast<float>(409.0 / 511));  // 0.8: round(0.8 x 511) = 409
   EXPECT_EQ((*events)[1].separation(), -0.25f);
 
   // The documented own state reads back as the documented values.

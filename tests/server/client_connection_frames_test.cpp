@@ -134,6 +134,10 @@ TEST(ClientConnection, FramesStayWithinTheDatagramLimitAndShareItFairly) {
   std::size_t events = 0, still_bytes = 0;
   for (std::uint64_t tick = 301; tick <= 400; ++tick) {
     const double now = kStart + tick * kTickSeconds;
+    if (tick == 301) {  // a backlog that outlasts a few frames, whatever the first phase left
+      for (int i = 0; i < 2000; ++i)
+        c.queue_contact(make_contact(tick, 1 + rng() % 400, rng));
+    }
     const auto frame = c.build_frame(tick, still, {}, now);
     ASSERT_LE(frame.size(), kMaxDatagramBytes);
     // The fullest frame (the backlog may run dry before the phase ends).

@@ -1,5 +1,7 @@
 #include "protocol/sequence_window.hpp"
 
+#include <bit>
+
 namespace shiftcast {
 namespace {
 
@@ -76,6 +78,16 @@ bool AckTracker::acked(std::uint64_t sequence) const {
   if (sequence == 0 || sequence > newest_sent_) return false;
   const std::uint64_t bit = newest_sent_ - sequence;
   return bit < kWindowBits && (acked_bits_ >> bit) & 1;
+}
+
+std::uint64_t AckTracker::newest_missing_below(std::uint64_t sequence) const {
+  if (sequence == 0 || newest_sent_ == 0) return 0;
+  // Bits at or beyond `first` hold the sequences below `sequence`.
+  const std::uint64_t first = sequence > newest_sent_ ? 0 : newest_sent_ - sequence + 1;
+  if (first >= kWindowBits) return 0;
+  const std::uint64_t missing = sent_bits_ & ~acked_bits_ & (~std::uint64_t{0} << first);
+  if (missing == 0) return 0;
+  return newest_sent_ - static_cast<std::uint64_t>(std::countr_zero(missing));
 }
 
 }  // namespace shiftcast

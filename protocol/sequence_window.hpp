@@ -34,6 +34,9 @@ class AckTracker {
   void sent(std::uint64_t sequence);
   std::vector<std::uint64_t> on_ack(std::uint64_t ack, std::uint32_t ack_bits);
   bool acked(std::uint64_t sequence) const;
+  // The newest packet sent before `sequence` and not acknowledged (lost, or still on its way behind a
+  // newer one: reordered), within the window; 0 when there is none.
+  std::uint64_t newest_missing_below(std::uint64_t sequence) const;
   std::uint64_t next_sequence() const { return next_; }  // the sequence the next packet gets
   std::uint64_t take_sequence() { return next_++; }
 

@@ -62,6 +62,13 @@ wire::ErrorCode ClientConnection::on_packet(std::span<const std::uint8_t> datagr
     newest_acked_ = std::max(newest_acked_, sequence);
     on_acked(sequence);
   }
+  // A packet of ours older than one the client acknowledged and not acknowledged itself: lost (or
+  // reordered, which the link's next frames pay for the same way).
+  if (const std::uint64_t missing = tracker_.newest_missing_below(newest_acked_); missing > newest_missing_) {
+    newest_missing_ = missing;
+    loss_seen_at_ = now;
+    ++counters_.frames_missed;
+  }
 
   const ConnectedMessage& message = read.message;
   switch (message.kind) {

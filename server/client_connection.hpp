@@ -49,6 +49,10 @@ inline constexpr std::size_t kMaxQueuedCommands = 16;
 // Events may take at most this share of a frame when the snapshot needs the room too, so neither can
 // starve the other.
 inline constexpr double kEventShareOfFrame = 0.5;
+// How long a client whose link lost one of our packets is treated as lossy (ClientConnection::recent_loss):
+// its input acknowledgements then go every tick whatever input_ack_delay_ticks says. At 5% loss and 32
+// frames a second a loss comes every 0.6 s, so such a link stays in that mode; a clean one never enters it.
+inline constexpr double kRecentLossSeconds = 2.0;
 
 struct ConnectionParams {
   std::uint32_t match_id = 0;
@@ -66,7 +70,8 @@ struct ConnectionSettings {
   int event_sends = kDefaultEventSends;   // frames an event rides back to back (ReliableEventSender)
   // A command that ran in a tick with no snapshot frame is acknowledged in a frame of its own unless a
   // snapshot frame goes within this many ticks; 0 acknowledges every tick (twice the datagrams down at
-  // 64 Hz ticks and 32 Hz snapshots, for an input-to-ack p99 of about 1 tick instead of 2).
+  // 64 Hz ticks and 32 Hz snapshots, for an input-to-ack p99 of about 1 tick instead of 2). A client
+  // whose link recently lost a frame (recent_loss) is acknowledged every tick whatever this says.
   int input_ack_delay_ticks = 1;
 };
 
@@ -78,6 +83,7 @@ struct ConnectionCounters {
   std::uint64_t commands_refused = 0;  // input_valid failed (BadArgument)
   std::uint64_t commands_dropped = 0;  // the client ran more than kMaxQueuedCommands ahead
   std::uint64_t commands_run = 0;      // handed to the match by take_commands
+  std::uint64_t frames_missed = 0;     // of our packets, found missing behind a newer acknowledged one
   std::uint64_t command_waits = 0;     // commands left waiting for credit, summed over ticks
   std::uint64_t starved_ticks = 0;     // take_commands calls that had no command to run
   std::uint64_t commands_missing = 0;  // sequences that never arrived (every redundant copy lost)
@@ -134,6 +140,11 @@ class ClientConnection {
   // acknowledged, and one lost frame costs a whole snapshot period more (issue 13: at 5% loss the
   // input-to-ack p99 missed round trip + 3 ticks by that much).
   bool input_ack_due() const { return !closed_ && run_ack_ > input_ack_sent_; }
+  // The client's acknowledgements showed one of our packets missing within kRecentLossSeconds: its link
+  // loses frames, and a lost frame costs it a whole snapshot period unless acknowledgements go every tick.
+  bool recent_loss(double now) const {
+    return newest_missing_ != 0 && now - loss_seen_at_ < kRecentLossSeconds;
+  }
   // With `own` (bit-packed, about 23 bytes) every acknowledgement lets the client correct its prediction
   // exactly.
   std::vector<std::uint8_t> build_input_ack(std::uint64_t tick, double now,
@@ -216,6 +227,8 @@ class ClientConnection {
   std::size_t credit_ = 0;
   std::uint64_t dropped_reported_ = 0;
   std::uint64_t input_ack_sent_ = 0;  // the input_ack of the last frame sent
+  std::uint64_t newest_missing_ = 0;  // the newest of our packets seen missing (AckTracker)
+  double loss_seen_at_ = 0;           // when it was seen
   double view_tick_ = 0;
   ReliableEventSender sender_;
   ConnectionCounters counters_;

@@ -300,7 +300,7 @@ void Match::send_keepalives() {
   const int ticks_to_snapshot = snapshot_every_ - int(tick % std::uint64_t(snapshot_every_));
   const bool ack_now = ticks_to_snapshot > settings_.connection.input_ack_delay_ticks;
   for (auto& [id, client] : clients_) {
-    if (ack_now && client.connection->input_ack_due()) {
+    if ((ack_now || client.connection->recent_loss(t)) && client.connection->input_ack_due()) {
       const std::optional<wire::OwnState> own = own_state(scene_->simulation(), client.entity);
       outbox_.add(client.connection->build_input_ack(tick, t, own ? &*own : nullptr), client.endpoint);
     } else if (client.connection->keepalive_due(t)) {

@@ -112,5 +112,45 @@ TEST(InputAckFrame, EachCommandIsAcknowledgedByTheFirstFrameThatArrivesAfterIt) 
   EXPECT_EQ(acked_so_far, kTicks);
 }
 
+// recent_loss: set by the first acknowledgement that skips one of the server's packets, for
+// kRecentLossSeconds after the last such one; never on a link that loses nothing. Oracle: the script's
+// own choice of which frames the client receives, and the time.
+TEST(InputAckFrame, ALinkIsLossyForAWhileAfterAnAcknowledgementSkipsAFrame) {
+  Connected p;
+  ClientConnection& c = p.connection();
+  double now = kStart;
+  // One server frame and one client command per tick; `lose` frames are not delivered.
+  const auto exchange = [&](std::uint64_t tick, bool lose) {
+    now = kStart + double(tick) * kTickSeconds;
+    const auto frame = c.build_input_ack(tick, now);
+    if (!lose) {
+      ASSERT_EQ(p.client.on_datagram(frame, now), wire::ErrorCode::Ok);
+    }
+    const auto command = p.client.send_command(command_input(tick), 0, now);
+    ASSERT_EQ(c.on_packet(command, kClientAddress, now), wire::ErrorCode::Ok);
+    ASSERT_EQ(run_tick(c), 1u);
+  };
+  std::uint64_t tick = 1;
+  for (; tick <= 100; ++tick) {
+    exchange(tick, false);
+    ASSERT_FALSE(c.recent_loss(now)) << tick;
+  }
+  exchange(tick++, true);  // lost: nothing newer acknowledged yet
+  EXPECT_FALSE(c.recent_loss(now));
+  exchange(tick++, false);  // the next one arrives, and its acknowledgement skips the lost one
+  EXPECT_TRUE(c.recent_loss(now));
+  EXPECT_EQ(c.counters().frames_missed, 1u);
+  // Whole ticks strictly inside kRecentLossSeconds of the tick the loss was seen at.
+  const int lossy_ticks = static_cast<int>(kRecentLossSeconds / kTickSeconds) - 1;
+  for (int i = 0; i < lossy_ticks; ++i) {
+    exchange(tick++, false);
+    ASSERT_TRUE(c.recent_loss(now)) << tick;
+  }
+  for (int i = 0; i < 4; ++i)
+    exchange(tick++, false);
+  EXPECT_FALSE(c.recent_loss(now));  // kRecentLossSeconds after the loss was seen, and no other since
+  EXPECT_EQ(c.counters().frames_missed, 1u);
+}
+
 }  // namespace
 }  // namespace shiftcast

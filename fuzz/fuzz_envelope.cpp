@@ -13,6 +13,7 @@
 #include "fuzz/fuzz_support.hpp"
 #include "protocol/connected_message.hpp"
 #include "protocol/contact_event_codec.hpp"
+#include "protocol/entity_prediction.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
 #include "protocol/input_codec.hpp"
@@ -28,11 +29,18 @@ struct Fixture {
   ServerKeys keys{kTokenKey, kChallengeKey};
   ConnectToken token = issue_connect_token(kTokenKey, kServerAddress, kMatch, kClient, kTokenExpiry,
                                            fixed_nonce(2), kClientToServerKey, kServerToClientKey);
-  SnapshotState held;  // the baseline a client holds: ids 1, 3, 5, ... 31
+  SnapshotState held;         // the baseline a client holds: ids 1, 3, 5, ... 31
+  SnapshotState predecessor;  // what it was decoded against, two ticks before it: ids 1, 5, 9, ... 29
   Fixture() {
-    for (std::uint32_t id = 1; id < 32; id += 2)
+    for (std::uint32_t id = 1; id < 32; id += 2) {
       held.push_back(wire::EntityState(id, std::uint8_t(id % 3), 0, std::uint16_t(id * 1000),
                                        wire::QuantizedVec(std::int32_t(id) * 16, -std::int32_t(id), 64)));
+      if (id % 4 == 1) {
+        predecessor.push_back(
+            wire::EntityState(id, 0, 0, std::uint16_t(id * 999),
+                              wire::QuantizedVec(std::int32_t(id) * 8, std::int32_t(id), 60)));
+      }
+    }
   }
 };
 
@@ -69,7 +77,12 @@ void require_same(const BitWriter& again, ByteSpan bytes, const char* what) {
 }
 
 void read_server_frame_sections(const Fixture& f, const ServerFrameMessage& frame) {
-  if (frame.snapshot) check_applied(apply_delta(f.held, frame.snapshot->block));
+  if (frame.snapshot) {
+    // The held state as the frame's baseline, decoded against the fixture's predecessor two ticks before.
+    const std::uint64_t tb = frame.snapshot->baseline_tick;
+    check_applied(apply_delta(SnapshotBaseline{f.held, tb, f.predecessor, tb > 2 ? tb - 2 : 0}, frame.tick,
+                              frame.snapshot->block));
+  }
   if (frame.own) {
     BitReader in(*frame.own);
     const std::optional<wire::OwnState> own = read_own_state(in);

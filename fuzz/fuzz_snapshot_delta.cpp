@@ -1,15 +1,23 @@
-// Target: snapshot-delta apply against a held state, judged against an independent model (a std::map
-// from id to state). The held state comes from the input (strictly ascending, as a client holds it); the
-// delta arrives as fuzzed lists (so the ordering checks are exercised), as a Snapshot whose entity block
-// the harness writes from well-formed fuzzed lists (the block must decode to exactly those lists), or
-// as raw bytes of a whole ServerFrame message (protocol/connected_message.hpp; its block is untrusted bits).
-// Promise: Malformed exactly when the lists are not strictly ascending or name an id both changed and
-// removed, or the block does not decode; otherwise the result is the baseline without the removed ids,
-// with the changed ones set.
+// Target: snapshot-delta apply against a held state and its prediction (protocol version 5), judged
+// against an independent model (a std::map from id to state). The held state B comes from the input
+// (strictly ascending, as a client holds it), and optionally the state A it was decoded against with the
+// ticks (any 64-bit ticks when the frame names them); the delta arrives as fuzzed lists (so the ordering
+// checks are exercised), as a Snapshot whose entity block the harness writes from well-formed fuzzed lists
+// against the predicted baseline (the block must decode to exactly those lists), or as raw bytes of a
+// whole ServerFrame message (protocol/connected_message.hpp; its block is untrusted bits).
+// Promise: the predicted baseline holds B's ids in B's order with B's kinds and flags, and is B itself
+// where nothing may be predicted (no A entry, asleep, ticks out of bounds); apply is Malformed exactly
+// when the lists are not strictly ascending or name an id both changed and removed, or the block does
+// not decode; otherwise the result is the predicted baseline without the removed ids, with the changed
+// ones set.
 //
 // Input: u8 held_count | per held entity u8 id_step, 8 bytes state | u8 mode |
+//        mode bit 1 set:   u16 ta, u8 tb - ta, u8 N - tb, then per held entity u8 (bit 0: A holds it)
+//                          and, when it does, its 8 bytes state in A (else ta = 0: nothing predicted)
 //        mode bit 0 clear: u8 changed_count, each u16 id + 8 bytes state; u8 removed_count, each u16 id
-//        mode bit 0 set:   a ServerFrame message (its snapshot is applied)
+//        mode bit 0 set:   a ServerFrame message (its snapshot is applied at the frame's tick, against
+//                          B at the frame's baseline tick)
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -18,6 +26,7 @@
 #include "fuzz/fuzz_support.hpp"
 #include "protocol/connected_message.hpp"
 #include "protocol/entity_block.hpp"
+#include "protocol/entity_prediction.hpp"
 #include "protocol/snapshot_delta.hpp"
 
 namespace shiftcast::fuzz {
@@ -66,22 +75,47 @@ void check(std::span<const wire::EntityState> held, std::span<const wire::Entity
     require(same_entity_state(applied.state[i++], e), "apply_delta: an entity differs from the model");
 }
 
-std::vector<std::uint8_t> server_frame(std::span<const wire::EntityState> held,
+// The prediction's promise, from B and A alone.
+void check_prediction(const SnapshotBaseline& base, std::uint64_t tick,
+                      std::span<const wire::EntityState> predicted) {
+  require(predicted.size() == base.state.size(), "predict_baseline: not one entry per entity of B");
+  const bool any = predicts(base, tick);
+  for (std::size_t i = 0; i < predicted.size(); ++i) {
+    const wire::EntityState& b = base.state[i];
+    const wire::EntityState& p = predicted[i];
+    require(p.id() == b.id() && p.kind() == b.kind() && p.flags() == b.flags(),
+            "predict_baseline: an id, kind or flags differs from B");
+    const bool in_a = std::any_of(base.predecessor.begin(), base.predecessor.end(),
+                                  [&](const wire::EntityState& a) { return a.id() == b.id(); });
+    if (!any || !in_a || (b.flags() & kEntityFlagAsleep) != 0)
+      require(same_entity_state(p, b), "predict_baseline: predicted what may not be");
+  }
+}
+
+std::vector<std::uint8_t> server_frame(std::span<const wire::EntityState> predicted, std::uint64_t tick,
+                                       std::uint64_t baseline_tick,
                                        const std::vector<wire::EntityState>& changed,
                                        const std::vector<std::uint32_t>& removed) {
   BitWriter w;
-  write_entity_block(w, held, changed, removed);
+  write_entity_block(w, predicted, changed, removed);
   std::vector<std::uint8_t> m;
-  write_server_frame(m, {2, 0, SnapshotSection{1, 1, true, w.bytes()}, std::nullopt, std::nullopt});
+  write_server_frame(
+      m, {tick, 0, SnapshotSection{baseline_tick, 1, true, w.bytes()}, std::nullopt, std::nullopt});
   return m;
 }
 
-void apply_frame(std::span<const wire::EntityState> held, std::span<const std::uint8_t> bytes) {
+// `base` with the frame's ticks: B at the frame's baseline tick, the snapshot at the frame's tick.
+void apply_frame(SnapshotBaseline base, std::span<const std::uint8_t> bytes) {
   const ReadMessage read = read_connected_message(bytes);
   if (read.error != wire::ErrorCode::Ok || read.message.kind != MessageKind::kServerFrame) return;
   const auto& snapshot = read.message.server_frame.snapshot;
   if (!snapshot) return;
-  const AppliedDelta applied = apply_delta(held, snapshot->block);
+  const std::uint64_t tick = read.message.server_frame.tick;
+  base.tick = snapshot->baseline_tick;
+  SnapshotState scratch;
+  const auto held = predict_baseline(base, tick, scratch);
+  check_prediction(base, tick, held);
+  const AppliedDelta applied = apply_delta(base, tick, snapshot->block);
   BitReader in(snapshot->block);
   const DecodedEntityBlock decoded = read_entity_block(in, held);
   if (decoded.error != wire::ErrorCode::Ok || in.finish() != BitReadError::kNone) {
@@ -121,10 +155,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     held.push_back(entity(id, in));
   }
   const std::uint8_t mode = in.u8();
+  SnapshotState predecessor;
+  SnapshotBaseline base{held, 1, {}, 0};
+  std::uint64_t tick = 2;
+  if (mode & 2) {
+    base.predecessor_tick = in.u16();
+    base.tick = base.predecessor_tick + in.u8();
+    tick = base.tick + in.u8();
+    for (const wire::EntityState& e : held) {
+      if (in.u8() & 1) predecessor.push_back(entity(e.id(), in));
+    }
+    base.predecessor = predecessor;
+  }
   if (mode & 1) {
-    apply_frame(held, copy(in.rest()));
+    apply_frame(base, copy(in.rest()));
     return 0;
   }
+  // The lists go with a frame: it cannot name a baseline at or after its tick, nor a snapshot at tick 0.
+  if (base.tick == 0 || tick <= base.tick) return 0;
+  SnapshotState scratch;
+  const auto predicted = predict_baseline(base, tick, scratch);
+  check_prediction(base, tick, predicted);
   std::vector<wire::EntityState> changed;
   for (int n = in.u8() % 65; n > 0; --n) {
     const std::uint32_t changed_id = in.u16() % 600;
@@ -133,12 +184,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::uint32_t> removed;
   for (int n = in.u8() % 65; n > 0; --n)
     removed.push_back(in.u16() % 600);
-  const AppliedDelta applied = apply_delta(held, changed, removed);
-  check(held, changed, removed, applied);
+  const AppliedDelta applied = apply_delta(predicted, changed, removed);
+  check(predicted, changed, removed, applied);
   // Only well-formed lists have a block (gaps cannot express a descending id).
   if (applied.error == wire::ErrorCode::Ok) {
-    round_trip(held, changed, removed);
-    apply_frame(held, server_frame(held, changed, removed));
+    round_trip(predicted, changed, removed);
+    apply_frame(base, server_frame(predicted, tick, base.tick, changed, removed));
   }
   return 0;
 }

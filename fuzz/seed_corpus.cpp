@@ -383,6 +383,22 @@ void state_seeds(const fs::path& root) {
   const Bytes frame = server_frame_inner();
   framed.insert(framed.end(), frame.begin(), frame.end());
   write(root, "snapshot_delta", "server-frame", framed);
+  // Mode 2: B decoded against A (ta 94, tb 98, the lists at tick 100), A holding the first two entities
+  // two-thirds of the way back, so they are predicted.
+  Bytes predicted = s;
+  predicted.push_back(2);
+  put_u16(predicted, 94);
+  predicted.push_back(4);
+  predicted.push_back(2);
+  for (int i = 0; i < 3; ++i) {
+    predicted.push_back(i < 2 ? 1 : 0);
+    if (i < 2) {
+      for (int k = 0; k < 8; ++k)
+        predicted.push_back(std::uint8_t(i * 8 + k - (k >= 4 ? 3 : 0)));
+    }
+  }
+  predicted.insert(predicted.end(), structured.begin() + std::ptrdiff_t(s.size()) + 1, structured.end());
+  write(root, "snapshot_delta", "predicted", predicted);
 
   // fuzz_reliable_events: buffer 4; 1, 3 (gap), 2 (closes it), 2 again, far ahead, take.
   write(root, "reliable_events", "gap-and-duplicates",

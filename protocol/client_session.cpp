@@ -4,6 +4,7 @@
 
 #include "protocol/connected_message.hpp"
 #include "protocol/contact_event_codec.hpp"
+#include "protocol/entity_prediction.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
 #include "protocol/input_codec.hpp"
@@ -49,7 +50,7 @@ ClientSession::ClientSession(ConnectToken token, const ClientSessionSettings& se
 
 const SnapshotState& ClientSession::world_state() const {
   static const SnapshotState kEmpty;
-  return history_.empty() ? kEmpty : history_.rbegin()->second.state;
+  return history_.empty() ? kEmpty : *history_.rbegin()->second.state;
 }
 
 std::vector<std::vector<std::uint8_t>> ClientSession::poll(double now) {
@@ -210,7 +211,8 @@ bool ClientSession::on_server_frame(const ServerFrameMessage& frame, double now,
   if (history_.contains(tick)) return true;  // the same snapshot again: already held
 
   static const SnapshotState kEmpty;
-  const SnapshotState* baseline = &kEmpty;
+  SnapshotBaseline base;  // the empty state when baseline_tick is 0
+  std::shared_ptr<const SnapshotState> baseline;
   if (baseline_tick != 0) {
     const auto it = history_.find(baseline_tick);
     if (it == history_.end()) {
@@ -218,16 +220,19 @@ bool ClientSession::on_server_frame(const ServerFrameMessage& frame, double now,
       ++counters_.snapshots_skipped;
       return false;
     }
-    baseline = &it->second.state;
+    const HeldSnapshot& held = it->second;
+    baseline = held.state;
+    base = {*held.state, baseline_tick, held.predecessor ? *held.predecessor : kEmpty, held.predecessor_tick};
   }
-  AppliedDelta applied = apply_delta(*baseline, snapshot.block);
+  AppliedDelta applied = apply_delta(base, tick, snapshot.block);
   if (applied.error != wire::ErrorCode::Ok) {
     error = applied.error;
     return false;
   }
   if (!snapshot.complete) ++counters_.snapshots_incomplete;
   if (tick > latest_snapshot_tick()) own_entity_ = snapshot.own_entity;
-  history_[tick] = HeldSnapshot{std::move(applied.state), snapshot.complete};
+  history_[tick] = HeldSnapshot{std::make_shared<const SnapshotState>(std::move(applied.state)),
+                                std::move(baseline), baseline_tick, snapshot.complete};
   while (history_.size() > kSnapshotHistory)
     history_.erase(history_.begin());
   return true;

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -116,7 +117,12 @@ class ClientSession {
 
  private:
   struct HeldSnapshot {
-    SnapshotState state;
+    std::shared_ptr<const SnapshotState> state;
+    // What this snapshot was decoded against (null, 0: the empty state), kept for as long as the
+    // snapshot is: a later snapshot naming this one as its baseline is predicted from it
+    // (protocol/entity_prediction.hpp). Its own predecessor is not kept.
+    std::shared_ptr<const SnapshotState> predecessor;
+    std::uint64_t predecessor_tick = 0;
     bool complete = true;
   };
   struct SentCommand {

@@ -1,5 +1,6 @@
 // The snapshot's entity block: a SnapshotDelta's removed ids and changed entities, bit-packed against
-// the baseline both ends hold (Fiedler's snapshot compression, Quake III's delta entities). It travels
+// the baseline both ends hold, predicted to the snapshot's tick (protocol/entity_prediction.hpp; Fiedler's
+// snapshot compression, Quake III's delta entities). `baseline` below is that predicted baseline. It travels
 // as Snapshot.block; docs/protocol.md ("Entity block") is the written standard of its bits.
 //
 //   BitWriter w;

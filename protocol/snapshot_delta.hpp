@@ -1,14 +1,16 @@
 // Snapshot delta encoding: what the server sends a client each tick, and how the client rebuilds the
 // world from it. A client's view of a snapshot is a SnapshotState: quantized entity states sorted by id.
-// The server encodes the current world against the newest snapshot the client acknowledged (or the
-// empty state) and remembers the resulting state per packet; the client applies the delta to the state
-// it holds for that baseline tick. Both ends agree bit for bit, so deltas never drift, even when a
-// datagram cannot hold every change (the entries left out keep their baseline values and follow later).
+// The server encodes the current world against the prediction of the newest snapshot the client
+// acknowledged (protocol/entity_prediction.hpp; or the empty state) and remembers the resulting state per
+// packet; the client applies the delta to the same prediction of the state it holds for that baseline
+// tick. Both ends agree bit for bit, so deltas never drift, even when a datagram cannot hold every change
+// (the entries left out keep their predicted values and follow later).
 //
-//   SnapshotDelta d = encode_delta(acked_state, world_states, {own_entity, focus}, bit_budget);
-//   write_entity_block(writer, acked_state, d.changed, d.removed);   // the block (entity_block.hpp)
+//   const auto predicted = predict_baseline(acked, tick, scratch);    // entity_prediction.hpp
+//   SnapshotDelta d = encode_delta(predicted, world_states, {own_entity, focus}, bit_budget);
+//   write_entity_block(writer, predicted, d.changed, d.removed);     // the block (entity_block.hpp)
 //   ... d.complete in the frame's SnapshotSection, remember d.result for its tick ...
-//   AppliedDelta a = apply_delta(held_state_for_baseline_tick, snapshot.block);      // client
+//   AppliedDelta a = apply_delta(held_baseline, frame.tick, snapshot.block);        // client
 //   if (a.error == wire::ErrorCode::Ok) hold(frame.tick, std::move(a.state));
 //
 // Quantization (both ends, also for anything else that ships poses): positions in kPositionQuantum
@@ -84,8 +86,9 @@ struct AppliedDelta {
 // changed and removed), never trusted. A removed id the baseline does not hold is ignored.
 AppliedDelta apply_delta(std::span<const wire::EntityState> baseline,
                          std::span<const wire::EntityState> changed, std::span<const std::uint32_t> removed);
-// The snapshot's entity block decoded against `baseline` (Malformed also for a block that does not end
-// in its zero padding).
+// The snapshot's entity block decoded against `baseline` exactly as given, i.e. an already predicted
+// baseline (a client calls apply_delta(SnapshotBaseline, tick, block) in entity_prediction.hpp, which
+// predicts first). Malformed also for a block that does not end in its zero padding.
 AppliedDelta apply_delta(std::span<const wire::EntityState> baseline, std::span<const std::uint8_t> block);
 
 }  // namespace shiftcast

@@ -12,7 +12,9 @@ namespace shiftcast {
 // 3: contact events bit-packed (ServerFrame.events_packed), and lean input commands (issue 15).
 // 4: the connected packet is no longer FlatBuffers: a 3- to 9-byte header and a sealed, byte-packed
 //    message (protocol/packet.hpp, protocol/connected_message.hpp; issue 15).
-inline constexpr std::uint16_t kProtocolVersion = 4;
+// 5: the entity block is encoded against the baseline's prediction (protocol/entity_prediction.hpp):
+//    entities are extrapolated from the baseline and the snapshot it was decoded against (issue 15).
+inline constexpr std::uint16_t kProtocolVersion = 5;
 inline constexpr char kFileIdentifier[] = "SHC1";  // Envelope's FlatBuffers file_identifier
 
 // UDP: one datagram = one Envelope (the handshake) or one connected packet, never larger than this (fits

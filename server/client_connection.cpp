@@ -7,6 +7,7 @@
 #include "protocol/connected_message.hpp"
 #include "protocol/contact_event_codec.hpp"
 #include "protocol/entity_block.hpp"
+#include "protocol/entity_prediction.hpp"
 #include "protocol/input_codec.hpp"
 #include "protocol/own_state_codec.hpp"
 #include "protocol/packet.hpp"
@@ -98,6 +99,8 @@ void ClientConnection::on_acked(std::uint64_t sequence) {
   if (it == sent_snapshots_.end() || it->sequence != sequence || it->tick <= baseline_tick_) return;
   baseline_tick_ = it->tick;
   baseline_ = std::move(it->state);
+  baseline_predecessor_ = std::move(it->predecessor);
+  baseline_predecessor_tick_ = it->predecessor_tick;
   // Anything not newer than the baseline can never become one.
   std::erase_if(sent_snapshots_, [&](const SentSnapshot& s) { return s.tick <= baseline_tick_; });
 }
@@ -207,15 +210,21 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
   frame.input_ack = run_ack_;
   std::size_t snapshot_bytes = 0;
   SnapshotDelta& delta = delta_;
+  // Only a baseline the client still holds (it keeps kSnapshotHistory ticks); else start from empty.
+  const bool use_baseline = baseline_tick_ != 0 && tick - baseline_tick_ < kSnapshotHistory;
   if (with_snapshot) {
-    // Only a baseline the client still holds (it keeps kSnapshotHistory ticks); else start from empty.
-    const bool use_baseline = baseline_tick_ != 0 && tick - baseline_tick_ < kSnapshotHistory;
     static const SnapshotState kEmpty;
     const DeltaPriority priority{params_.entity, quantize_position(wire::Vec3f(focus.x, focus.y, focus.z))};
-    const SnapshotState& baseline = use_baseline ? *baseline_ : kEmpty;
-    encode_delta_into(baseline, *world, priority, (kFramePayloadBytes - event_reserve) * 8, delta);
+    SnapshotBaseline base;  // the empty state unless the baseline is used
+    if (use_baseline) {
+      base = {*baseline_, baseline_tick_, baseline_predecessor_ ? *baseline_predecessor_ : kEmpty,
+              baseline_predecessor_tick_};
+    }
+    // Encoded against the baseline's prediction at this tick: what runs on unchanged costs nothing.
+    const std::span<const wire::EntityState> predicted = predict_baseline(base, tick, predicted_);
+    encode_delta_into(predicted, *world, priority, (kFramePayloadBytes - event_reserve) * 8, delta);
     block_writer_.clear();
-    write_entity_block(block_writer_, baseline, delta.changed, delta.removed);
+    write_entity_block(block_writer_, predicted, delta.changed, delta.removed);
     snapshot_bytes = block_writer_.byte_count();
     frame.snapshot = SnapshotSection{use_baseline ? baseline_tick_ : 0, params_.entity, delta.complete,
                                      block_writer_.bytes()};
@@ -244,7 +253,8 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
     // A complete delta leaves the client holding the world itself: share it, copy nothing.
     sent_snapshots_.push_back(
         {sequence, tick,
-         delta.complete ? world : std::make_shared<const SnapshotState>(std::move(delta.result))});
+         delta.complete ? world : std::make_shared<const SnapshotState>(std::move(delta.result)),
+         use_baseline ? baseline_ : nullptr, use_baseline ? baseline_tick_ : 0});
     // The ack window cannot report anything older; keep no more than it can.
     while (sent_snapshots_.size() > kSnapshotHistory)
       sent_snapshots_.pop_front();

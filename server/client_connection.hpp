@@ -184,6 +184,10 @@ class ClientConnection {
     std::uint64_t tick;
     // What the client holds once it applied this packet's delta; often the tick's shared world.
     std::shared_ptr<const SnapshotState> state;
+    // What that delta was encoded against (null and 0: the empty state): the A of the snapshot's
+    // prediction once it becomes the baseline (protocol/entity_prediction.hpp).
+    std::shared_ptr<const SnapshotState> predecessor;
+    std::uint64_t predecessor_tick = 0;
   };
   struct QueuedCommand {
     std::uint64_t sequence;
@@ -213,12 +217,16 @@ class ClientConnection {
   std::deque<SentSnapshot> sent_snapshots_;  // ascending sequence, unacknowledged, newer than the baseline
   std::uint64_t baseline_tick_ = 0;          // the newest snapshot the client acknowledged (0: none)
   std::shared_ptr<const SnapshotState> baseline_;  // null until the first acknowledgement
-  SnapshotDelta delta_;                            // scratch for build_frame, its capacity reused
-  BitWriter block_writer_;                         // scratch for build_frame: the entity block
-  BitWriter own_writer_;                           // scratch: the own state, bit-packed
-  BitWriter events_writer_;                        // scratch: the contact events, bit-packed
-  std::vector<wire::ContactEvent> due_events_;     // scratch: the events not in flight
-  std::vector<std::uint8_t> message_;              // scratch: the message a packet seals
+  // What the baseline was itself encoded against (null, 0: the empty state): predicts from it.
+  std::shared_ptr<const SnapshotState> baseline_predecessor_;
+  std::uint64_t baseline_predecessor_tick_ = 0;
+  SnapshotState predicted_;                     // scratch for build_frame: the predicted baseline
+  SnapshotDelta delta_;                         // scratch for build_frame, its capacity reused
+  BitWriter block_writer_;                      // scratch for build_frame: the entity block
+  BitWriter own_writer_;                        // scratch: the own state, bit-packed
+  BitWriter events_writer_;                     // scratch: the contact events, bit-packed
+  std::vector<wire::ContactEvent> due_events_;  // scratch: the events not in flight
+  std::vector<std::uint8_t> message_;           // scratch: the message a packet seals
   std::uint64_t last_snapshot_tick_ = 0;
 
   std::deque<QueuedCommand> commands_;

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""A decoder of shiftcast's connected packet and ServerFrame snapshot (protocol version 4) written from
+"""A decoder of shiftcast's connected packet and ServerFrame snapshot (protocol version 5) written from
 docs/protocol.md alone: the plaintext ServerFrame message byte by byte from the document's "5. Packet"
 tables (kind, varints, flags, length-prefixed sections), the entity block bit by bit from its "Entity
-block" tables, and the compact datagram header of the `packet_keep_alive` vector from the datagram table
-(opened with libsodium, called through ctypes, when the shared library is installed). It decodes the
-document's `server_frame_snapshot` test vector against the document's baseline, and runs the negative
-checks the document promises: every proper prefix of the block and non-zero padding; for the message
+block" tables, the predicted baseline from its "Prediction" rules (exact rationals here), and the compact
+datagram header of the `packet_keep_alive` vector from the datagram table (opened with libsodium, called
+through ctypes, when the shared library is installed). It decodes the document's `server_frame_snapshot`
+test vector against the document's baseline (itself sent against the empty state: nothing predicted) and
+the `entity_block_predicted` vector against the prediction from the document's A and B, and runs the
+negative checks the document promises: every proper prefix of both blocks and non-zero padding; for the message
 framing every proper prefix, a truncated varint, a non-shortest varint, a varint past 2^64, trailing
 bytes, a zero-length section, reserved and inconsistent flag bits, an impossible baseline, an unknown
 kind; for the datagram header the non-canonical forms. Usage:
@@ -14,18 +16,21 @@ kind; for the datagram header the non-canonical forms. Usage:
 
 (`--generated` is accepted and unused: version 3 read the frame through the `flatc --python` bindings.)
 Prints one JSON object: the frame's fields, the decoded world as [id, kind, flags, yaw, x, y, z] rows,
-and how many malformed variants were refused out of how many tried. tests/protocol/test_vectors_test.cpp
+the predicted vector's world as the same rows, and how many malformed variants were refused out of how
+many tried. tests/protocol/test_vectors_test.cpp
 runs it and compares with the C++ library.
 """
 import argparse
 import ctypes
 import ctypes.util
+from fractions import Fraction
 import json
+import math
 import os
 import re
 import struct
 
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 
 # The document's tiered widths ("Entity block").
 COUNT = (5, 10, 32)
@@ -38,6 +43,14 @@ YAW_DELTA = (5, 10, 16)
 
 # The document's baseline for the entity block vector: id -> (kind, flags, yaw, x, y, z), in quanta.
 BASELINE = {1: (0, 0, 0, 0, 0, 0), 2: (1, 0, 100, 16, 32, 0), 3: (2, 1, 0, -5, 0, 7)}
+SNAPSHOT_TICK, BASELINE_TICK = 100, 98  # the baseline was sent against the empty state (tick 0)
+
+# The document's `entity_block_predicted` vector: A at tick 94, B at tick 98, the snapshot at tick 100.
+PREDICTED_A = {1: (0, 0, 0, 0, 0, 0), 2: (1, 0, 65000, 16, 32, 0), 3: (2, 1, 0, -9, 0, 7),
+               5: (0, 0, 0, 500, 0, 0), 6: (1, 0, 0, 0, 0, 300)}
+PREDICTED_B = {1: (0, 0, 200, 160, -81, 0), 2: (1, 0, 100, 16, 32, 0), 3: (2, 1, 0, -5, 0, 7),
+               4: (0, 0, 16384, 1000, -2000, 64), 5: (0, 0, 0, 540, 0, 0), 6: (1, 0, 0, 0, 0, 200)}
+PREDICTED_TICKS = (94, 98, 100)
 
 
 class Refused(Exception):
@@ -88,6 +101,38 @@ class Bits:
     def finish(self):
         if self.left() >= 8 or self.u(self.left()) != 0:
             raise Malformed("trailing bits")
+
+
+def round_half_away(x):
+    """The integer nearest to the rational x, halves away from zero."""
+    r = math.floor(abs(x) + Fraction(1, 2))
+    return r if x >= 0 else -r
+
+
+def wrap16(v):
+    """v mod 65536 as a value in [-32768, 32767]: the shorter way round."""
+    v %= 65536
+    return v - 65536 if v >= 32768 else v
+
+
+def predict(b_state, a_state, ta, tb, n):
+    """The document's "Prediction": B with each entity extrapolated from A through B to tick n."""
+    if not (0 < ta < tb < n and n - tb <= 63 and tb - ta <= 63):
+        return dict(b_state)
+    out = {}
+    for i, b in b_state.items():
+        a = a_state.get(i)
+        if a is None or b[1] & 1:  # not in A, or asleep: B's state
+            out[i] = b
+            continue
+        ratio = Fraction(n - tb, tb - ta)
+        xyz = [pb + round_half_away((pb - pa) * ratio) for pa, pb in zip(a[3:], b[3:])]
+        if any(not -2**31 <= c < 2**31 for c in xyz):
+            out[i] = b
+            continue
+        yaw = (b[2] + round_half_away(wrap16(b[2] - a[2]) * ratio)) % 65536
+        out[i] = (b[0], b[1], yaw, *xyz)
+    return out
 
 
 def decode_block(data, baseline):
@@ -374,9 +419,17 @@ def main():
         raise SystemExit("not a ServerFrame with a snapshot")
     snapshot = frame["snapshot"]
     block = snapshot["block"]
-    world, used = decode_block(block, BASELINE)
+    if (snapshot["tick"], snapshot["baseline_tick"]) != (SNAPSHOT_TICK, BASELINE_TICK):
+        raise SystemExit("the documented ServerFrame is not the documented snapshot")
+    baseline = predict(BASELINE, {}, 0, BASELINE_TICK, SNAPSHOT_TICK)
+    world, used = decode_block(block, baseline)
     if block != vector(doc, "entity_block"):
         raise SystemExit("the frame's block is not the documented entity block")
+    predicted_block = vector(doc, "entity_block_predicted")
+    predicted_baseline = predict(PREDICTED_B, PREDICTED_A, *PREDICTED_TICKS)
+    if predicted_baseline == PREDICTED_B:
+        raise SystemExit("nothing of the documented B is predicted")
+    predicted_world, predicted_used = decode_block(predicted_block, predicted_baseline)
 
     keep_alive = open_keep_alive(vector(doc, "packet_keep_alive"))
     if keep_alive is not None:
@@ -392,7 +445,14 @@ def main():
         variant[bit // 8] |= 1 << (bit % 8)
         block_variants.append(bytes(variant))
     block_variants.append(block + b"\x00")  # a whole byte more
-    checks = [(v, lambda v: decode_block(v, BASELINE)) for v in block_variants]
+    checks = [(v, lambda v: decode_block(v, baseline)) for v in block_variants]
+    predicted_variants = [predicted_block[:cut] for cut in range(len(predicted_block))]
+    for bit in range(predicted_used, len(predicted_block) * 8):
+        variant = bytearray(predicted_block)
+        variant[bit // 8] |= 1 << (bit % 8)
+        predicted_variants.append(bytes(variant))
+    predicted_variants.append(predicted_block + b"\x00")
+    checks += [(v, lambda v: decode_block(v, predicted_baseline)) for v in predicted_variants]
     checks += [(v, parse_message) for v in framing_variants(data)]
     checks += [(v, parse_header) for v in header_variants()]
     for v, decode in checks:
@@ -403,7 +463,7 @@ def main():
             refused += 1
     print(json.dumps({"tick": frame["tick"], "input_ack": frame["input_ack"], "snapshot_tick": snapshot["tick"],
                       "baseline_tick": snapshot["baseline_tick"], "own_entity": snapshot["own_entity"],
-                      "complete": snapshot["complete"], "world": world,
+                      "complete": snapshot["complete"], "world": world, "predicted_world": predicted_world,
                       "keep_alive_opened": keep_alive is not None, "refused": refused, "variants": tried}))
 
 

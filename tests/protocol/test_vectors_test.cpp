@@ -16,6 +16,7 @@
 #include "protocol/connected_message.hpp"
 #include "protocol/contact_event_codec.hpp"
 #include "protocol/entity_block.hpp"
+#include "protocol/entity_prediction.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/handshake.hpp"
 #include "protocol/input_codec.hpp"
@@ -55,12 +56,19 @@ constexpr char kClientAddress[] = "127.0.0.1:50000";
 constexpr PacketHeader kPacketHeader{kMatchId, kClientId, 1, 0, 0};
 constexpr std::uint64_t kKeepAliveTick = 100;
 
-const std::vector<std::string> kVectorNames = {"token_ad",           "packet_ad",
-                                               "packet_nonce",       "connect_token_sealed",
-                                               "connection_request", "connection_challenge",
-                                               "packet_keep_alive",  "rpc_raycast_frame",
-                                               "entity_block",       "server_frame_snapshot",
-                                               "own_state",          "contact_events",
+const std::vector<std::string> kVectorNames = {"token_ad",
+                                               "packet_ad",
+                                               "packet_nonce",
+                                               "connect_token_sealed",
+                                               "connection_request",
+                                               "connection_challenge",
+                                               "packet_keep_alive",
+                                               "rpc_raycast_frame",
+                                               "entity_block",
+                                               "server_frame_snapshot",
+                                               "entity_block_predicted",
+                                               "own_state",
+                                               "contact_events",
                                                "client_commands"};
 
 // The entity block's fixed inputs (docs/protocol.md "Test vectors"): entity 1 unchanged, 2 moved and
@@ -76,7 +84,38 @@ const SnapshotState kBlockWorld = {
     wire::EntityState(4, 0, 0, 16384, wire::QuantizedVec(1000, -2000, 64)),
 };
 constexpr std::uint64_t kBlockTick = 100;
-constexpr std::uint64_t kBlockBaselineTick = 98;
+constexpr std::uint64_t kBlockBaselineTick = 98;  // itself sent against the empty state: no prediction
+
+// The predicted entity block's fixed inputs (docs/protocol.md "Test vectors"): a snapshot at tick 100
+// against B (tick 98), which was decoded against A (tick 94), so entities run on half their A-to-B motion.
+// 1 runs straight (predicted exactly, absent; y rounds -40.5 to -41), 2 turns across yaw 0 and is pushed
+// aside, 3 is asleep (B's state, unchanged), 4 is new in B (B's state, moved), 5 stopped at B, 6 is
+// removed, 7 is new.
+const SnapshotState kPredictedA = {
+    wire::EntityState(1, 0, 0, 0, wire::QuantizedVec(0, 0, 0)),
+    wire::EntityState(2, 1, 0, 65000, wire::QuantizedVec(16, 32, 0)),
+    wire::EntityState(3, 2, 1, 0, wire::QuantizedVec(-9, 0, 7)),
+    wire::EntityState(5, 0, 0, 0, wire::QuantizedVec(500, 0, 0)),
+    wire::EntityState(6, 1, 0, 0, wire::QuantizedVec(0, 0, 300)),
+};
+const SnapshotState kPredictedB = {
+    wire::EntityState(1, 0, 0, 200, wire::QuantizedVec(160, -81, 0)),
+    wire::EntityState(2, 1, 0, 100, wire::QuantizedVec(16, 32, 0)),
+    wire::EntityState(3, 2, 1, 0, wire::QuantizedVec(-5, 0, 7)),
+    wire::EntityState(4, 0, 0, 16384, wire::QuantizedVec(1000, -2000, 64)),
+    wire::EntityState(5, 0, 0, 0, wire::QuantizedVec(540, 0, 0)),
+    wire::EntityState(6, 1, 0, 0, wire::QuantizedVec(0, 0, 200)),
+};
+const SnapshotState kPredictedWorld = {
+    wire::EntityState(1, 0, 0, 300, wire::QuantizedVec(240, -122, 0)),
+    wire::EntityState(2, 1, 0, 418, wire::QuantizedVec(36, 29, 0)),
+    wire::EntityState(3, 2, 1, 0, wire::QuantizedVec(-5, 0, 7)),
+    wire::EntityState(4, 0, 0, 16384, wire::QuantizedVec(1010, -2000, 64)),
+    wire::EntityState(5, 0, 0, 0, wire::QuantizedVec(540, 0, 0)),
+    wire::EntityState(7, 2, 0, 0, wire::QuantizedVec(0, 0, 0)),
+};
+constexpr std::uint64_t kPredictedATick = 94;
+const SnapshotBaseline kPredictedBase{kPredictedB, kBlockBaselineTick, kPredictedA, kPredictedATick};
 
 std::string to_hex(const Bytes& bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -154,6 +193,15 @@ Bytes entity_block() {
   return {w.bytes().begin(), w.bytes().end()};
 }
 
+Bytes entity_block_predicted() {
+  SnapshotState scratch;
+  const auto predicted = predict_baseline(kPredictedBase, kBlockTick, scratch);
+  const SnapshotDelta d = encode_delta(predicted, kPredictedWorld, {1, {}}, 1u << 20);
+  BitWriter w;
+  write_entity_block(w, predicted, d.changed, d.removed);
+  return {w.bytes().begin(), w.bytes().end()};
+}
+
 Bytes server_frame_snapshot() {
   const Bytes block = entity_block();
   Bytes m;
@@ -227,6 +275,7 @@ std::map<std::string, Bytes> library_vectors() {
   v["rpc_raycast_frame"] = raycast_frame();
   v["entity_block"] = entity_block();
   v["server_frame_snapshot"] = server_frame_snapshot();
+  v["entity_block_predicted"] = entity_block_predicted();
   v["own_state"] = own_state();
   v["contact_events"] = contact_events();
   v["client_commands"] = client_commands();
@@ -317,11 +366,32 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
   EXPECT_EQ(frame_read.input_ack, 7u);
   EXPECT_EQ(frame_read.snapshot->baseline_tick, kBlockBaselineTick);
   EXPECT_EQ(frame_read.snapshot->own_entity, 1u);
-  const AppliedDelta applied = apply_delta(kBlockBaseline, frame_read.snapshot->block);
+  const AppliedDelta applied = apply_delta(SnapshotBaseline{kBlockBaseline, kBlockBaselineTick, {}, 0},
+                                           kBlockTick, frame_read.snapshot->block);
   ASSERT_EQ(applied.error, wire::ErrorCode::Ok);
   ASSERT_EQ(applied.state.size(), kBlockWorld.size());
   for (std::size_t i = 0; i < kBlockWorld.size(); ++i)
     EXPECT_TRUE(same_entity_state(applied.state[i], kBlockWorld[i])) << i;
+
+  // The documented predicted block, against the prediction from the documented A and B, is the documented
+  // world; against B alone it is not (the runner would stand at B).
+  const AppliedDelta predicted = apply_delta(kPredictedBase, kBlockTick, doc_["entity_block_predicted"]);
+  ASSERT_EQ(predicted.error, wire::ErrorCode::Ok);
+  ASSERT_EQ(predicted.state.size(), kPredictedWorld.size());
+  for (std::size_t i = 0; i < kPredictedWorld.size(); ++i)
+    EXPECT_TRUE(same_entity_state(predicted.state[i], kPredictedWorld[i])) << i;
+  const AppliedDelta unpredicted =
+      apply_delta(std::span<const wire::EntityState>(kPredictedB), doc_["entity_block_predicted"]);
+  ASSERT_EQ(unpredicted.error, wire::ErrorCode::Ok);
+  EXPECT_FALSE(same_entity_state(unpredicted.state[0], kPredictedWorld[0]));
+  // The costs the worked example states: the runner against B alone, the stopped entity against its
+  // prediction.
+  SnapshotState scratch;
+  const auto prediction = predict_baseline(kPredictedBase, kBlockTick, scratch);
+  EXPECT_EQ(id_gap_bits(-1, 1) + entity_entry_bits(&kPredictedB[0], kPredictedWorld[0]), 45u);
+  EXPECT_EQ(id_gap_bits(4, 5) + entity_entry_bits(&prediction[4], kPredictedWorld[4]), 18u);
+  EXPECT_TRUE(same_entity_state(prediction[0], kPredictedWorld[0]));
+  EXPECT_EQ(doc_["entity_block_predicted"].size(), 18u);
 
   // The documented commands read back as the documented values, quantized.
   BitReader command_bits(doc_["client_commands"]);
@@ -368,8 +438,9 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
 }
 
 // A decoder written in Python from the document alone (tests/contract/snapshot_decoder.py: the message's
-// byte layout and the "Entity block" tables) decodes the documented ServerFrame to the same world
-// as the library, and refuses every malformed variant of its block it tries.
+// byte layout, the "Entity block" tables and the "Prediction" rules) decodes the documented ServerFrame
+// and the predicted entity block to the same worlds as the library, and refuses every malformed variant
+// of the blocks it tries.
 TEST_F(TestVectorsTest, APythonDecoderFromTheDocumentAgrees) {
   const std::string command = std::string("/usr/bin/python3 ") + SHIFTCAST_SOURCE_DIR +
                               "/tests/contract/snapshot_decoder.py --doc " + SHIFTCAST_SOURCE_DIR +
@@ -381,15 +452,18 @@ TEST_F(TestVectorsTest, APythonDecoderFromTheDocumentAgrees) {
   while (std::fgets(buffer, sizeof buffer, pipe) != nullptr)
     out += buffer;
   ASSERT_EQ(::pclose(pipe), 0) << out;
-  std::string world = "[";
-  for (const wire::EntityState& e : kBlockWorld) {
-    world += (world.size() > 1 ? ", [" : "[") + std::to_string(e.id()) + ", " + std::to_string(e.kind()) +
-             ", " + std::to_string(e.flags()) + ", " + std::to_string(e.yaw()) + ", " +
-             std::to_string(e.position().x()) + ", " + std::to_string(e.position().y()) + ", " +
-             std::to_string(e.position().z()) + "]";
-  }
-  world += "]";
-  EXPECT_NE(out.find("\"world\": " + world), std::string::npos) << out;
+  const auto rows = [](const SnapshotState& states) {
+    std::string rows = "[";
+    for (const wire::EntityState& e : states) {
+      rows += (rows.size() > 1 ? ", [" : "[") + std::to_string(e.id()) + ", " + std::to_string(e.kind()) +
+              ", " + std::to_string(e.flags()) + ", " + std::to_string(e.yaw()) + ", " +
+              std::to_string(e.position().x()) + ", " + std::to_string(e.position().y()) + ", " +
+              std::to_string(e.position().z()) + "]";
+    }
+    return rows + "]";
+  };
+  EXPECT_NE(out.find("\"world\": " + rows(kBlockWorld)), std::string::npos) << out;
+  EXPECT_NE(out.find("\"predicted_world\": " + rows(kPredictedWorld)), std::string::npos) << out;
   EXPECT_NE(out.find("\"snapshot_tick\": " + std::to_string(kBlockTick)), std::string::npos) << out;
   EXPECT_NE(out.find("\"baseline_tick\": " + std::to_string(kBlockBaselineTick)), std::string::npos) << out;
   // Every variant refused: the two counts are equal, and there were some.

@@ -14,6 +14,7 @@
 #include <map>
 #include <random>
 
+#include "protocol/entity_block.hpp"
 #include "tests/support/channel_harness.hpp"
 #include "tests/support/seeded_random.hpp"
 
@@ -320,6 +321,51 @@ TEST(ClientConnection, CommandsInOrderOnceEachWithRefusalsAndDrops) {
     EXPECT_EQ(acks[i].sent_at, t);
     EXPECT_EQ(acks[i].acked_at, t + 0.05);
   }
+}
+
+// Protocol version 5 through the server's own path: once the client acknowledged two snapshots of an
+// entity running straight at constant speed (the second decoded against the first), the runner is not in
+// the block at all, and the client still holds exactly the world; when it stops, it costs a delta.
+TEST(ClientConnection, AStraightRunnerCostsNothingOnceTwoSnapshotsWereAcknowledged) {
+  Connected p;
+  ClientConnection& c = p.connection();
+  const auto world = [](std::uint64_t tick, std::uint64_t stop) {
+    const auto t = static_cast<std::int32_t>(std::min(tick, stop));
+    return SnapshotState{wire::EntityState(kOwnEntity, 0, 0, 0, wire::QuantizedVec(0, 0, 0)),
+                         wire::EntityState(2, 0, 0, static_cast<std::uint16_t>(65000 + 250 * t),
+                                           wire::QuantizedVec(-3000 + 80 * t, 500 - 37 * t, 24))};
+  };
+  constexpr std::uint64_t kStop = 12;
+  std::vector<std::size_t> block_bytes;
+  for (std::uint64_t tick = 2; tick <= 16; tick += 2) {
+    const double now = kStart + static_cast<double>(tick) * kTickSeconds;
+    const SnapshotState states = world(tick, kStop);
+    ASSERT_EQ(p.client.on_datagram(c.build_frame(tick, states, Vec3{0, 0, 0}, now), now),
+              wire::ErrorCode::Ok);
+    const ReadMessage read = read_connected_message(p.client.last_packet_message());
+    ASSERT_EQ(read.error, wire::ErrorCode::Ok);
+    ASSERT_TRUE(read.message.server_frame.snapshot.has_value());
+    block_bytes.push_back(read.message.server_frame.snapshot->block.size());
+    ASSERT_EQ(p.client.latest_snapshot_tick(), tick);
+    ASSERT_EQ(p.client.world_state().size(), states.size());
+    for (std::size_t i = 0; i < states.size(); ++i)
+      ASSERT_TRUE(same_entity_state(p.client.world_state()[i], states[i]))
+          << "tick " << tick << " entity " << i;
+    // The acknowledgement rides on the next command.
+    const std::uint64_t sequence = p.client.last_command_sequence() + 1;
+    EXPECT_EQ(c.on_packet(p.client.send_command(command_input(sequence), tick, now), kClientAddress, now),
+              wire::ErrorCode::Ok);
+    EXPECT_EQ(c.acked_snapshot_tick(), tick);
+  }
+  // Ticks 2 (both entities new) and 4 (against tick 2 alone: nothing to predict from) carry the runner.
+  EXPECT_GT(block_bytes[0], 4u);
+  EXPECT_GT(block_bytes[1], 2u);
+  // Ticks 6 to 12: the runner is predicted exactly; the block is its two empty counts (12 bits).
+  for (std::size_t k = 2; k <= 5; ++k)
+    EXPECT_EQ(block_bytes[k], (kMinEntityBlockBits + 7) / 8) << "tick " << 2 * (k + 1);
+  // Tick 14: it stopped at 12 and costs a position and a yaw delta; at 16 it is predicted to stand.
+  EXPECT_GT(block_bytes[6], 4u);
+  EXPECT_EQ(block_bytes[7], (kMinEntityBlockBits + 7) / 8);
 }
 
 TEST(ClientConnection, ServerDisconnectReachesTheClient) {

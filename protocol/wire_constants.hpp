@@ -13,7 +13,8 @@ namespace shiftcast {
 // 4: the connected packet is no longer FlatBuffers: a 3- to 9-byte header and a sealed, byte-packed
 //    message (protocol/packet.hpp, protocol/connected_message.hpp; issue 15).
 // 5: the entity block is encoded against the baseline's prediction (protocol/entity_prediction.hpp):
-//    entities are extrapolated from the baseline and the snapshot it was decoded against (issue 15).
+//    entities are extrapolated from the baseline and the snapshot it was decoded against; contact
+//    events quantized (protocol/contact_event_codec.hpp) (issue 15).
 inline constexpr std::uint16_t kProtocolVersion = 5;
 inline constexpr char kFileIdentifier[] = "SHC1";  // Envelope's FlatBuffers file_identifier
 

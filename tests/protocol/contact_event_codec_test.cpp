@@ -312,7 +312,7 @@ TEST(ContactEventCodec, FlippedBitsAreRefusedOrReEncodeToTheSameBytes) {
 }
 
 // One event up to its normal, as a conforming writer would write it; the caller writes the rest.
-void write_head(BitWriter& w, std::uint64_t sequence, bool first) {
+void write_head(BitWriter& w, std::uint64_t sequence, bool first, std::uint64_t time_steps = 0) {
   w.write_bool(true);
   if (first) {
     w.write_tiered(sequence, kEventFirstSequenceTiers);
@@ -320,7 +320,7 @@ void write_head(BitWriter& w, std::uint64_t sequence, bool first) {
     w.write_tiered(sequence, kEventSequenceGapTiers);
   }
   w.write_tiered_signed(0, kEventTickOffsetTiers);
-  w.write_bool(false);  // time 0
+  w.write_tiered(time_steps, kEventTimeTiers);
   for (int i = 0; i < 3; ++i)
     w.write_tiered(0, kEventSmallTiers);
   w.write_tiered(1, kEventEntityTiers);
@@ -384,17 +384,7 @@ TEST(ContactEventCodec, ShortFormsWrittenLongAndWrappingSequencesAreRefused) {
   }
   {  // Time beyond the tick's end (257 steps).
     BitWriter w;
-    w.write_bool(true);
-    w.write_tiered(1, kEventFirstSequenceTiers);
-    w.write_tiered_signed(0, kEventTickOffsetTiers);
-    w.write_tiered(257, kEventTimeTiers);
-    for (int i = 0; i < 3; ++i)
-      w.write_tiered(0, kEventSmallTiers);
-    w.write_tiered(1, kEventEntityTiers);
-    w.write_tiered(0, kEventIdTiers);
-    w.write_tiered(0, kEventIdTiers);
-    for (int i = 0; i < 3; ++i)
-      w.write_tiered_signed(0, kEventPointTiers);
+    write_head(w, 1, true, 257);
     up_then_end(w);
     w.write_bool(false);
     EXPECT_TRUE(refused(w));

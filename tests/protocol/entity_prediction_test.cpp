@@ -87,6 +87,11 @@ TEST(EntityPrediction, DivideRoundedIsNearestHalfAwayFromZero) {
   }
 }
 
+// b - d, held to the int32 range a coordinate has (near the edges b - d alone can leave it).
+std::int32_t shifted(std::int32_t b, std::int32_t d) {
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>(std::int64_t{b} - d, kInt32Min, kInt32Max));
+}
+
 // A random coordinate pair (A's, B's): small motion, large motion, or at the int32 edges.
 std::pair<std::int32_t, std::int32_t> random_coordinates(std::mt19937& rng) {
   switch (uniform_int(rng, 0, 3)) {
@@ -98,11 +103,11 @@ std::pair<std::int32_t, std::int32_t> random_coordinates(std::mt19937& rng) {
       return {uniform_int(rng, kInt32Min, kInt32Max), uniform_int(rng, kInt32Min, kInt32Max)};
     case 2: {  // near the top, moving up or down
       const std::int32_t b = kInt32Max - uniform_int(rng, 0, 2000);
-      return {b - uniform_int(rng, -500, 500), b};
+      return {shifted(b, uniform_int(rng, -500, 500)), b};
     }
     default: {
       const std::int32_t b = kInt32Min + uniform_int(rng, 0, 2000);
-      return {b - uniform_int(rng, -500, 500), b};
+      return {shifted(b, uniform_int(rng, -500, 500)), b};
     }
   }
 }

@@ -23,6 +23,7 @@
 //   frame.events_received = receiver.events_received();
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -43,10 +44,7 @@ class ReliableEventSender {
  public:
   // `redundant_sends` is clamped to 1..kMaxEventSends.
   explicit ReliableEventSender(std::size_t max_pending, int redundant_sends = kDefaultEventSends)
-      : max_pending_(max_pending),
-        redundant_sends_(redundant_sends < 1                ? 1
-                         : redundant_sends > kMaxEventSends ? kMaxEventSends
-                                                            : redundant_sends) {}
+      : max_pending_(max_pending), redundant_sends_(std::clamp(redundant_sends, 1, kMaxEventSends)) {}
 
   std::uint64_t next_sequence() const { return next_; }
   // Queues `event`, whose sequence must be next_sequence() (BadArgument otherwise). SlowConsumer, and

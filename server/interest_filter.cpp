@@ -89,43 +89,63 @@ InterestFilter::Admit InterestFilter::admit(const InterestViewer& viewer, const 
   return seen ? Admit::kBySet : Admit::kNo;
 }
 
-bool InterestFilter::in_sight(const InterestViewer& viewer, const Candidate& c, SightMemory& sight) const {
+bool InterestFilter::in_sight(const InterestViewer& viewer, bool eye_in_solid, const Candidate& c,
+                              SightMemory& sight) const {
   const SightMemory::Entry* was = sight.find(c.id);
   const bool held = was != nullptr && was->until >= snapshot_;
-  if (!held && was != nullptr && was->retest > snapshot_) {  // found hidden lately: not traced again yet
-    sight.keep(*was);
-    sight.count(0, true);
-    return false;
-  }
-  const SightLook look = look_at(*tree_, viewer.eye, c.sight_box, was != nullptr ? was->sample : 0);
-  const auto sample = static_cast<std::uint8_t>(look.sample);
-  if (look.seen) {
-    sight.keep({c.id, snapshot_ + hold_snapshots_, snapshot_, sample});
-  } else if (held) {
-    sight.keep(*was);
+  SightMemory::Entry next;
+  next.target = c.id;
+  next.until = was != nullptr ? was->until : 0;
+  bool seen = false;
+  int segments = 0;
+  if (was != nullptr && was->hidden && !eye_in_solid) {
+    // Hidden last time: each segment is first clipped against the brush that blocked it then, and traced
+    // through the tree only when it no longer crosses that brush.
+    next = *was;
+    for (int s = 0; s < kSightSamples && !seen; ++s) {
+      const Vec3 point = sight_sample(c.sight_box, s);
+      if (brush_blocks(*tree_, was->blockers[s], viewer.eye, point)) continue;
+      ++segments;
+      if (sees(*tree_, viewer.eye, point, &next.blockers[s])) {
+        seen = true;
+        next.sample = static_cast<std::uint8_t>(s);
+      }
+    }
   } else {
-    sight.keep({c.id, was != nullptr ? was->until : 0, snapshot_ + kSightRecheckSnapshots, sample});
+    const SightLook look = look_at(*tree_, viewer.eye, c.sight_box, was != nullptr ? was->sample : 0);
+    seen = look.seen;
+    segments = look.segments;
+    next.sample = static_cast<std::uint8_t>(look.sample);
+    std::copy(std::begin(look.blockers), std::end(look.blockers), std::begin(next.blockers));
   }
-  sight.count(look.segments, !look.seen && !held);
-  return look.seen || held;
+  next.hidden = !seen;
+  if (seen) next.until = snapshot_ + hold_snapshots_;
+  sight.keep(next);
+  sight.count(segments, !seen && !held);
+  return seen || held;
 }
 
 void InterestFilter::select(const InterestViewer& viewer, std::vector<std::uint32_t>& kept,
                             SightMemory* sight) const {
   kept.clear();
   const bool test_sight = sight != nullptr && sight_active() && enabled() && viewer.placed;
+  // The occluder cache's answers hold for an eye outside solid (in solid, the tree sees everything).
+  const bool eye_in_solid = test_sight && tree_->point_brush(viewer.eye) != kNoBrush;
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     const Candidate& c = candidates_[i];
     const Admit a = enabled() ? admit(viewer, c) : Admit::kAlways;
     if (a == Admit::kNo) continue;
     if (test_sight && c.player && c.id != viewer.entity) {
-      if (a == Admit::kBySet && !in_sight(viewer, c, *sight)) continue;
+      if (a == Admit::kBySet && !in_sight(viewer, eye_in_solid, c, *sight)) continue;
       // A near player counts as seen, so one that steps beyond the radius behind a wall is held, not
       // dropped at once.
       if (a == Admit::kAlways) {
         const SightMemory::Entry* was = sight->find(c.id);
-        sight->keep(
-            {c.id, snapshot_ + hold_snapshots_, snapshot_, was != nullptr ? was->sample : std::uint8_t{0}});
+        SightMemory::Entry near;
+        near.target = c.id;
+        near.until = snapshot_ + hold_snapshots_;
+        near.sample = was != nullptr ? was->sample : std::uint8_t{0};
+        sight->keep(near);
       }
     }
     kept.push_back(std::uint32_t(i));

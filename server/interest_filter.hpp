@@ -105,7 +105,8 @@ class InterestFilter {
   bool within(const InterestViewer& viewer, const Aabb& box, double radius) const;
   Admit admit(const InterestViewer& viewer, const Candidate& c) const;
   bool sight_active() const { return tree_ != nullptr && settings_.line_of_sight != 0; }
-  bool in_sight(const InterestViewer& viewer, const Candidate& c, SightMemory& sight) const;
+  bool in_sight(const InterestViewer& viewer, bool eye_in_solid, const Candidate& c,
+                SightMemory& sight) const;
 
   InterestSettings settings_;
   const PotentiallyVisibleSet& set_;

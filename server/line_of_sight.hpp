@@ -17,8 +17,12 @@
 //   SightMemory sight;                                        // one per client, owned by the caller
 //   const SightLook look = look_at(tree, eye, grown, sight.first_sample(target_id));
 //
-// Cost: a seen target usually costs one segment (the sample that was clear last time is tried first); a
-// hidden one costs nine. Segments are the tree's point traces (exact, allocation-free).
+// Cost: a seen target usually costs one segment (the sample that was clear last time is tried first). A
+// hidden one costs nine traces the first time; after that each segment is first clipped against the brush
+// that blocked it last time (an occluder cache: walls stay where they are, and a segment that moved a
+// little mostly still crosses the same wall), and the tree is asked only when one of them no longer
+// does. The cache only confirms "blocked" where the tree would say so too (brush_blocks), so the answers
+// are the tree's.
 #pragma once
 
 #include <cstdint>
@@ -34,23 +38,29 @@ namespace shiftcast {
 // The centre and the eight corners of a box.
 inline constexpr int kSightSamples = 9;
 
-// A target found hidden is traced again this many snapshots later (a seen or held one every snapshot).
-// Hidden targets are most of the segments (nine each); every other snapshot halves them, and the
-// appearance of a target is then at most one snapshot period late (31 ms at 32 Hz), which the box's
-// margin (InterestSettings::sight_margin, 0.1 s of running) covers.
-inline constexpr std::uint64_t kSightRecheckSnapshots = 2;
+// How deep inside a cached blocking brush (units) a segment must pass for the cache to call it blocked
+// without asking the tree: far above the trace's kContactSkin (1e-6) and double rounding, so the tree
+// certainly reports a hit there, and far below any wall's thickness, so a segment that still crosses the
+// wall is confirmed.
+inline constexpr double kSightCacheDepth = 1.0 / 64;
 
 // Sample `index` of `box`: 0 the centre, 1..8 the corners (bit 0 of index - 1 picks max x, bit 1 max y,
 // bit 2 max z).
 Vec3 sight_sample(const Aabb& box, int index);
 
 // The segment from `eye` to `point` is clear of solid (or the eye is in solid, where nothing can be judged).
-bool sees(const BspTree& tree, Vec3 eye, Vec3 point);
+// `blocker`, when given, receives the brush the segment hit (kNoBrush when clear).
+bool sees(const BspTree& tree, Vec3 eye, Vec3 point, std::int32_t* blocker = nullptr);
+
+// The segment passes through brush `brush` at least kSightCacheDepth deep, and `eye` is outside it: a
+// trace from an eye outside solid then certainly hits (this brush or one before it). False says nothing.
+bool brush_blocks(const BspTree& tree, std::int32_t brush, Vec3 eye, Vec3 point);
 
 struct SightLook {
   bool seen = false;
-  int sample = 0;    // the clear sample when seen, else the first tried
-  int segments = 0;  // traces run
+  int sample = 0;                             // the clear sample when seen, else the first tried
+  int segments = 0;                           // traces run
+  std::int32_t blockers[kSightSamples] = {};  // not seen: the brush that blocked each sample
 };
 
 // Tries the samples of `box` from `first` round to `first` - 1 and stops at the first clear segment.
@@ -64,9 +74,10 @@ class SightMemory {
  public:
   struct Entry {
     EntityId target = kNoEntity;
-    std::uint64_t until = 0;   // sent through this snapshot number (InterestFilter's count)
-    std::uint64_t retest = 0;  // hidden and not held: next traced at this snapshot number
-    std::uint8_t sample = 0;   // last clear sample
+    std::uint64_t until = 0;  // sent through this snapshot number (InterestFilter's count)
+    std::uint8_t sample = 0;  // last clear sample; hidden: the first to try when the cache fails
+    bool hidden = false;      // the last look found it hidden: `blockers` are that look's brushes
+    std::int32_t blockers[kSightSamples] = {};
   };
 
   // Read during a select: the entry for `target`, or null. Targets must be asked in ascending order.
@@ -77,8 +88,8 @@ class SightMemory {
   void clear() { entries_.clear(); }
 
   std::size_t size() const { return entries_.size(); }
-  // Summed over selects until taken: segments traced, and targets the set admitted that no clear line
-  // (nor the hold) reached.
+  // Summed over selects until taken: segments traced through the tree, and targets the set admitted that no
+  // clear line (nor the hold) reached.
   std::uint64_t take_segments();
   std::uint64_t take_culled();
   void count(int segments, bool culled) {

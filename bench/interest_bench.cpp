@@ -13,13 +13,12 @@
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "bench/openarena_level.hpp"
 #include "server/interest_filter.hpp"
-#include "world/level/compiled_level.hpp"
 #include "world/match/match_setup.hpp"
 
 namespace {
@@ -33,12 +32,7 @@ constexpr int kPlayers = 32;
 constexpr int kProjectiles = 64;
 constexpr std::uint32_t kSeed = 1;
 
-struct BenchLevel {
-  CompiledLevel compiled;
-  std::unique_ptr<NavMesh> navmesh;
-};
-
-std::unique_ptr<MatchSetup> make_match(const BenchLevel& level) {
+std::unique_ptr<MatchSetup> make_match(const OpenArenaLevel& level) {
   SimulationConfig sim;
   sim.tick_rate = kTickRate;
   MatchSetupConfig config;
@@ -54,7 +48,7 @@ std::unique_ptr<MatchSetup> make_match(const BenchLevel& level) {
 }
 
 // One iteration: the simulation runs to the next snapshot (untimed), then the filter's work for it.
-void BM_InterestSnapshot(benchmark::State& state, const BenchLevel* level, int line_of_sight) {
+void BM_InterestSnapshot(benchmark::State& state, const OpenArenaLevel* level, int line_of_sight) {
   std::unique_ptr<MatchSetup> match = make_match(*level);
   if (!match) {
     state.SkipWithError("no match");
@@ -99,31 +93,9 @@ void BM_InterestSnapshot(benchmark::State& state, const BenchLevel* level, int l
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  const std::filesystem::path map =
-      std::filesystem::path(SHIFTCAST_SOURCE_DIR) / "data" / "openarena" / "maps" / "oa_dm1.bsp";
-  if (!std::filesystem::exists(map)) {
-    std::printf("interest_bench: skipped: %s is missing (run scripts/fetch-openarena-maps.sh)\n",
-                map.c_str());
-    return 0;
-  }
-  BenchLevel level;
-  LevelResult imported = import_level_file(map.string());
-  if (!imported.ok()) {
-    std::fprintf(stderr, "interest_bench: %s\n", imported.error.describe().c_str());
-    return 1;
-  }
-  CompiledLevelResult compiled = compile_level(std::move(imported.level), {}, {});
-  if (!compiled.ok()) {
-    std::fprintf(stderr, "interest_bench: %s\n", compiled.message.c_str());
-    return 1;
-  }
-  level.compiled = std::move(compiled.level);
-  std::string error;
-  level.navmesh = NavMesh::from_data(level.compiled.navmesh, &error);
-  if (level.navmesh == nullptr) {
-    std::fprintf(stderr, "interest_bench: navmesh: %s\n", error.c_str());
-    return 1;
-  }
+  OpenArenaLevel level;
+  if (const int status = load_openarena_level("interest_bench", "oa_dm1", level); status != kLevelLoaded)
+    return status == kLevelMissing ? 0 : 1;
   benchmark::RegisterBenchmark("BM_InterestSnapshot/oa_dm1/set_only", BM_InterestSnapshot, &level, 0)
       ->UseManualTime()
       ->Iterations(2000)

@@ -149,19 +149,36 @@ Entity player(EntityId id, Vec3 feet) {
 
 constexpr float kPeriod = 1.0f / 32;
 
-// A wall across the room at x in [-16, 16] from y = -1024 to y = 400, so a viewer in the west half sees
-// the east half only through the gap north of y = 400. The target walks north along x = 600, from behind
-// the wall into view and back, then far behind the wall; the viewer stands still. No set: beyond the
-// radius everything is admitted, so line of sight alone decides.
-TEST(InterestSight, AWalkPastAWallIsSentWhenSeenAndForTheHold) {
-  const std::vector<Box> wall = {{{-16, -1024, 0}, {16, 400, 256}}};
-  const std::vector<Box> boxes = room_boxes(wall);
-  const BspTree tree = room_tree(wall);
-  const PotentiallyVisibleSet none;
+// A wall across the room at x in [-16, 16] from y = -1024 to y = 400: the west half sees the east half
+// only through the gap north of it.
+const Box kWall{{-16, -1024, 0}, {16, 400, 256}};
+
+// A 300-unit radius and the given hold.
+InterestSettings sight_settings(double hold_s) {
   InterestSettings settings;
   settings.radius = 300;
+  settings.sight_hold_s = hold_s;
+  return settings;
+}
+
+// One snapshot of a viewer (id 1) and one other player (id 2): whether the other is sent.
+bool sends(InterestFilter& filter, SightMemory* memory, Vec3 viewer_feet, Vec3 target) {
+  const std::vector<Entity> entities = {player(1, viewer_feet), player(2, target)};
+  filter.begin_snapshot(entities, kPeriod);
+  std::vector<std::uint32_t> kept;
+  filter.select(filter.viewer(1, &entities[0]), kept, memory);
+  return kept.size() == 2;
+}
+
+// kWall: a viewer in the west half sees the east half only through the gap north of y = 400. The target walks
+// north along x = 600, from behind the wall into view and back, then far behind the wall; the viewer stands
+// still. No set: beyond the radius everything is admitted, so line of sight alone decides.
+TEST(InterestSight, AWalkPastAWallIsSentWhenSeenAndForTheHold) {
+  const std::vector<Box> boxes = room_boxes({kWall});
+  const BspTree tree = room_tree({kWall});
+  const PotentiallyVisibleSet none;
+  InterestSettings settings = sight_settings(0.25);  // 8 snapshots at 32 Hz
   settings.sight_margin = 32;
-  settings.sight_hold_s = 0.25;  // 8 snapshots at 32 Hz
   const std::size_t hold = 8;
   std::vector<float> path;  // the target's y, snapshot by snapshot
   for (float y = -900; y <= 900; y += 24)
@@ -223,35 +240,26 @@ TEST(InterestSight, AWalkPastAWallIsSentWhenSeenAndForTheHold) {
 // that steps out of the radius behind the wall stays for the hold; without a tree, or with line of sight
 // off, the set alone decides.
 TEST(InterestSight, NearPlayersAreSentAndHeldAndTheSettingTurnsItOff) {
-  const std::vector<Box> wall = {{{-16, -1024, 0}, {16, 400, 256}}};
-  const BspTree tree = room_tree(wall);
+  const BspTree tree = room_tree({kWall});
   const PotentiallyVisibleSet none;
-  InterestSettings settings;
-  settings.radius = 300;
-  settings.sight_hold_s = 0.25;
+  const InterestSettings settings = sight_settings(0.25);
   InterestFilter filter(settings, none, &tree);
   SightMemory memory;
-  std::vector<std::uint32_t> kept;
-  const auto sends = [&](InterestFilter& f, SightMemory* m, Vec3 target) {
-    const std::vector<Entity> entities = {player(1, {-100, -500, 0}), player(2, target)};
-    f.begin_snapshot(entities, kPeriod);
-    f.select(f.viewer(1, &entities[0]), kept, m);
-    return kept.size() == 2;
-  };
-  EXPECT_TRUE(sends(filter, &memory, {100, -500, 0}));  // 200 units away, behind the wall
+  const Vec3 viewer{-100, -500, 0};
+  EXPECT_TRUE(sends(filter, &memory, viewer, {100, -500, 0}));  // 200 units away, behind the wall
   for (int s = 0; s < 8; ++s)
-    EXPECT_TRUE(sends(filter, &memory, {700, -500, 0})) << s;  // beyond the radius, hidden: held
-  EXPECT_FALSE(sends(filter, &memory, {700, -500, 0}));
-  EXPECT_FALSE(sends(filter, &memory, {700, -500, 0}));
-  EXPECT_TRUE(sends(filter, nullptr, {700, -500, 0}));  // no memory: the set alone
+    EXPECT_TRUE(sends(filter, &memory, viewer, {700, -500, 0})) << s;  // beyond the radius, hidden: held
+  EXPECT_FALSE(sends(filter, &memory, viewer, {700, -500, 0}));
+  EXPECT_FALSE(sends(filter, &memory, viewer, {700, -500, 0}));
+  EXPECT_TRUE(sends(filter, nullptr, viewer, {700, -500, 0}));  // no memory: the set alone
 
   InterestSettings off = settings;
   off.line_of_sight = 0;
   InterestFilter without(off, none, &tree);
   SightMemory unused;
-  EXPECT_TRUE(sends(without, &unused, {700, -500, 0}));
+  EXPECT_TRUE(sends(without, &unused, viewer, {700, -500, 0}));
   InterestFilter treeless(settings, none, nullptr);
-  EXPECT_TRUE(sends(treeless, &unused, {700, -500, 0}));
+  EXPECT_TRUE(sends(treeless, &unused, viewer, {700, -500, 0}));
   EXPECT_EQ(unused.size(), 0u);
 }
 
@@ -259,39 +267,26 @@ TEST(InterestSight, NearPlayersAreSentAndHeldAndTheSettingTurnsItOff) {
 // pillar here; nothing can be judged from there, so nothing is culled) is sent the player the cache last
 // found hidden behind the wall, though every segment still crosses the wall.
 TEST(InterestSight, TheOccluderCacheSkipsTracesButNotAnEyeInSolid) {
-  const std::vector<Box> blocks = {{{-16, -1024, 0}, {16, 400, 256}}, {{-520, -520, 0}, {-480, -480, 100}}};
-  const BspTree tree = room_tree(blocks);
+  const BspTree tree = room_tree({kWall, {{-520, -520, 0}, {-480, -480, 100}}});
   const PotentiallyVisibleSet none;
-  InterestSettings settings;
-  settings.radius = 300;
-  settings.sight_hold_s = 0;
-  InterestFilter filter(settings, none, &tree);
+  InterestFilter filter(sight_settings(0), none, &tree);
   SightMemory memory;
-  std::vector<std::uint32_t> kept;
-  const auto sends = [&](Vec3 viewer_feet) {
-    const std::vector<Entity> entities = {player(1, viewer_feet), player(2, {700, -500, 0})};
-    filter.begin_snapshot(entities, kPeriod);
-    filter.select(filter.viewer(1, &entities[0]), kept, &memory);
-    return kept.size() == 2;
-  };
-  EXPECT_FALSE(sends({-500, -600, 0}));  // traced: hidden behind the wall
+  const Vec3 target{700, -500, 0};
+  EXPECT_FALSE(sends(filter, &memory, {-500, -600, 0}, target));  // traced: hidden behind the wall
   EXPECT_GE(memory.take_segments(), std::uint64_t(kSightSamples));
-  EXPECT_FALSE(sends({-500, -590, 0}));  // every segment still crosses the wall: no trace
+  EXPECT_FALSE(sends(filter, &memory, {-500, -590, 0}, target));  // every segment still crosses the wall
   EXPECT_EQ(memory.take_segments(), 0u);
-  EXPECT_TRUE(sends({-500, -500, 0}));  // the eye (feet + 50) inside the pillar
-  EXPECT_FALSE(sends({-500, -600, 0}));
+  EXPECT_TRUE(sends(filter, &memory, {-500, -500, 0}, target));  // the eye (feet + 50) inside the pillar
+  EXPECT_FALSE(sends(filter, &memory, {-500, -600, 0}, target));
 }
 
 // An onlooker beyond the radius is sent the beginning of a touch only when it sees the point; the
 // players in the touch always get it.
 TEST(InterestSight, AnOnlookerGetsATouchOnlyWhenItSeesThePoint) {
-  const std::vector<Box> wall = {{{-16, -1024, 0}, {16, 400, 256}}};
-  const std::vector<Box> boxes = room_boxes(wall);
-  const BspTree tree = room_tree(wall);
+  const std::vector<Box> boxes = room_boxes({kWall});
+  const BspTree tree = room_tree({kWall});
   const PotentiallyVisibleSet none;
-  InterestSettings settings;
-  settings.radius = 300;
-  InterestFilter filter(settings, none, &tree);
+  InterestFilter filter(sight_settings(0.25), none, &tree);
   const std::vector<Entity> entities = {player(1, {600, -600, 0}), player(2, {630, -600, 0}),
                                         player(3, {-600, -600, 0}), player(4, {-600, 800, 0}),
                                         player(5, {600, 800, 0})};

@@ -24,14 +24,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "world/level/compiled_level.hpp"
+#include "bench/openarena_level.hpp"
 #include "world/match/match_setup.hpp"
 
 namespace {
@@ -49,8 +48,7 @@ constexpr double kLandingGoalP99Ms = 0.25;  // and for the worst case (issue 17)
 constexpr int kBenchLandingDrops = 20;      // iterations of BM_LandingWorstTick (each is a 2 s drop cycle)
 
 struct Scenes {
-  CompiledLevel level;
-  std::unique_ptr<NavMesh> navmesh;
+  OpenArenaLevel level;
   std::unique_ptr<MatchSetup> match;
   std::unique_ptr<MatchSetup> landing;
 };
@@ -65,7 +63,8 @@ std::unique_ptr<MatchSetup> make_scene(const Scenes& s, SceneKind kind, int grid
   config.projectiles = kProjectiles;
   config.props = kProps;
   config.seed = kSeed;
-  MatchSetupResult made = MatchSetup::create(s.level.tree, s.level.level, s.navmesh.get(), sim, config);
+  MatchSetupResult made =
+      MatchSetup::create(s.level.compiled.tree, s.level.compiled.level, s.level.navmesh.get(), sim, config);
   if (!made.ok())
     std::fprintf(stderr, "match_bench: cannot build the %s scene: %s\n", to_string(kind), made.error.c_str());
   return std::move(made.scene);
@@ -172,32 +171,9 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
 
-  const std::filesystem::path map =
-      std::filesystem::path(SHIFTCAST_SOURCE_DIR) / "data" / "openarena" / "maps" / "oa_dm1.bsp";
-  if (!std::filesystem::exists(map)) {
-    std::printf("match_bench: skipped: %s is missing (run scripts/fetch-openarena-maps.sh)\n", map.c_str());
-    return 0;
-  }
   Scenes s;
-  {
-    LevelResult imported = import_level_file(map.string());
-    if (!imported.ok()) {
-      std::fprintf(stderr, "match_bench: %s\n", imported.error.describe().c_str());
-      return 1;
-    }
-    CompiledLevelResult compiled = compile_level(std::move(imported.level), {}, {});
-    if (!compiled.ok()) {
-      std::fprintf(stderr, "match_bench: %s\n", compiled.message.c_str());
-      return 1;
-    }
-    s.level = std::move(compiled.level);
-    std::string error;
-    s.navmesh = NavMesh::from_data(s.level.navmesh, &error);
-    if (s.navmesh == nullptr) {
-      std::fprintf(stderr, "match_bench: navmesh: %s\n", error.c_str());
-      return 1;
-    }
-  }
+  if (const int status = load_openarena_level("match_bench", "oa_dm1", s.level); status != kLevelLoaded)
+    return status == kLevelMissing ? 0 : 1;
   s.match = make_scene(s, SceneKind::kMatch, grid_cell);
   s.landing = make_scene(s, SceneKind::kLanding, grid_cell);
   if (!s.match || !s.landing) return 1;

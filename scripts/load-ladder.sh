@@ -24,7 +24,7 @@ for i in "${!counts[@]}"; do
   run="$m-$((i + 1))"
   runs+=("$run")
   log="$out/server-$run"
-  build/server/shiftcast-server --config configs/server.toml >"$log.out" 2>"$log.err" &
+  build/server/shiftcast-server --config configs/server.toml ${SHIFTCAST_SERVER_ARGS:-} >"$log.out" 2>"$log.err" &
   pid=$!
   wait_for_server "$pid" "$log" || exit 1
   status=0

@@ -1,6 +1,7 @@
 #include "server/interest_filter.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace shiftcast {
 
@@ -21,12 +22,18 @@ bool is_player(std::uint8_t kind) {
 
 }  // namespace
 
-InterestFilter::InterestFilter(const InterestSettings& settings, const PotentiallyVisibleSet& set)
-    : settings_(settings), set_(set) {}
+InterestFilter::InterestFilter(const InterestSettings& settings, const PotentiallyVisibleSet& set,
+                               const BspTree* tree)
+    : settings_(settings), set_(set), tree_(tree) {}
 
 void InterestFilter::begin_snapshot(std::span<const Entity> entities, float period_s) {
   candidates_.resize(entities.size());
   next_projectiles_.clear();
+  ++snapshot_;
+  hold_snapshots_ =
+      period_s > 0 ? static_cast<std::uint64_t>(std::ceil(settings_.sight_hold_s / period_s)) : 0;
+  const Vec3 margin{float(settings_.sight_margin), float(settings_.sight_margin),
+                    float(settings_.sight_margin)};
   auto previous = previous_projectiles_.begin();
   for (std::size_t i = 0; i < entities.size(); ++i) {
     const Entity& e = entities[i];
@@ -34,6 +41,8 @@ void InterestFilter::begin_snapshot(std::span<const Entity> entities, float peri
     c.id = e.id;
     c.projectile = e.kind == EntityKind::kProjectile;
     c.box = world_box(e, e.pose);
+    c.player = is_player(static_cast<std::uint8_t>(e.kind));
+    if (c.player) c.sight_box = {c.box.min - margin, c.box.max + margin};
     // The set is only asked when there is one: cluster_at on an empty set answers kNoCluster anyway.
     c.centre_cluster = set_.empty() ? kNoCluster : set_.cluster_at(c.box.center());
     if (!c.projectile) continue;
@@ -62,35 +71,100 @@ bool InterestFilter::within(const InterestViewer& viewer, const Aabb& box, doubl
   return squared_distance(viewer.eye, box) <= radius * radius;
 }
 
-bool InterestFilter::visible(const InterestViewer& viewer, const Candidate& c) const {
-  if (c.id == viewer.entity || !viewer.placed) return true;
+InterestFilter::Admit InterestFilter::admit(const InterestViewer& viewer, const Candidate& c) const {
+  if (c.id == viewer.entity || !viewer.placed) return Admit::kAlways;
+  if (within(viewer, c.box, settings_.radius)) return Admit::kAlways;
   if (set_.empty()) {
-    if (settings_.no_set_radius <= 0) return true;
-    return within(viewer, c.box, std::max(settings_.radius, settings_.no_set_radius));
+    if (settings_.no_set_radius <= 0) return Admit::kBySet;
+    return within(viewer, c.box, std::max(settings_.radius, settings_.no_set_radius)) ? Admit::kBySet
+                                                                                      : Admit::kNo;
   }
-  if (within(viewer, c.box, settings_.radius)) return true;
-  if (viewer.cluster == kNoCluster) return true;
+  if (viewer.cluster == kNoCluster) return Admit::kBySet;
   // The centre's cluster seen: the box touches a visible cluster (one bit test, the common case).
-  if (c.centre_cluster != kNoCluster && set_.cluster_sees(viewer.cluster, c.centre_cluster)) return true;
-  if (c.projectile)
-    return set_.sees_segment(viewer.cluster, c.path_from, c.path_to) || set_.sees_box(viewer.cluster, c.box);
-  return set_.sees_box(viewer.cluster, c.box);
+  if (c.centre_cluster != kNoCluster && set_.cluster_sees(viewer.cluster, c.centre_cluster))
+    return Admit::kBySet;
+  const bool seen = c.projectile ? set_.sees_segment(viewer.cluster, c.path_from, c.path_to) ||
+                                       set_.sees_box(viewer.cluster, c.box)
+                                 : set_.sees_box(viewer.cluster, c.box);
+  return seen ? Admit::kBySet : Admit::kNo;
 }
 
-void InterestFilter::select(const InterestViewer& viewer, std::vector<std::uint32_t>& kept) const {
+bool InterestFilter::in_sight(const InterestViewer& viewer, bool eye_in_solid, const Candidate& c,
+                              SightMemory& sight) const {
+  const SightMemory::Entry* was = sight.find(c.id);
+  const bool held = was != nullptr && was->until >= snapshot_;
+  SightMemory::Entry next;
+  next.target = c.id;
+  next.until = was != nullptr ? was->until : 0;
+  bool seen = false;
+  int segments = 0;
+  if (was != nullptr && was->hidden && !eye_in_solid) {
+    // Hidden last time: each segment is first clipped against the brush that blocked it then, and traced
+    // through the tree only when it no longer crosses that brush.
+    next = *was;
+    for (int s = 0; s < kSightSamples && !seen; ++s) {
+      const Vec3 point = sight_sample(c.sight_box, s);
+      if (brush_blocks(*tree_, was->blockers[s], viewer.eye, point)) continue;
+      ++segments;
+      if (sees(*tree_, viewer.eye, point, &next.blockers[s])) {
+        seen = true;
+        next.sample = static_cast<std::uint8_t>(s);
+      }
+    }
+  } else {
+    const SightLook look = look_at(*tree_, viewer.eye, c.sight_box, was != nullptr ? was->sample : 0);
+    seen = look.seen;
+    segments = look.segments;
+    next.sample = static_cast<std::uint8_t>(look.sample);
+    std::copy(std::begin(look.blockers), std::end(look.blockers), std::begin(next.blockers));
+  }
+  next.hidden = !seen;
+  if (seen) next.until = snapshot_ + hold_snapshots_;
+  sight.keep(next);
+  sight.count(segments, !seen && !held);
+  return seen || held;
+}
+
+void InterestFilter::select(const InterestViewer& viewer, std::vector<std::uint32_t>& kept,
+                            SightMemory* sight) const {
   kept.clear();
-  for (std::size_t i = 0; i < candidates_.size(); ++i)
-    if (!enabled() || visible(viewer, candidates_[i])) kept.push_back(std::uint32_t(i));
+  const bool test_sight = sight != nullptr && sight_active() && enabled() && viewer.placed;
+  // The occluder cache's answers hold for an eye outside solid (in solid, the tree sees everything).
+  const bool eye_in_solid = test_sight && tree_->point_brush(viewer.eye) != kNoBrush;
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    const Candidate& c = candidates_[i];
+    const Admit a = enabled() ? admit(viewer, c) : Admit::kAlways;
+    if (a == Admit::kNo) continue;
+    if (test_sight && c.player && c.id != viewer.entity) {
+      if (a == Admit::kBySet && !in_sight(viewer, eye_in_solid, c, *sight)) continue;
+      // A near player counts as seen, so one that steps beyond the radius behind a wall is held, not
+      // dropped at once.
+      if (a == Admit::kAlways) {
+        const SightMemory::Entry* was = sight->find(c.id);
+        SightMemory::Entry near;
+        near.target = c.id;
+        near.until = snapshot_ + hold_snapshots_;
+        near.sample = was != nullptr ? was->sample : std::uint8_t{0};
+        sight->keep(near);
+      }
+    }
+    kept.push_back(std::uint32_t(i));
+  }
+  if (test_sight) sight->finish();
 }
 
 bool InterestFilter::sees_point(const InterestViewer& viewer, Vec3 point, std::int32_t point_cluster) const {
   if (!viewer.placed) return true;
   const Aabb at{point, point};
+  if (within(viewer, at, settings_.radius)) return true;
   if (set_.empty()) {
-    if (settings_.no_set_radius <= 0) return true;
-    return within(viewer, at, std::max(settings_.radius, settings_.no_set_radius));
+    if (settings_.no_set_radius > 0 && !within(viewer, at, settings_.no_set_radius)) return false;
+  } else if (!set_.cluster_sees(viewer.cluster, point_cluster)) {
+    return false;
   }
-  return within(viewer, at, settings_.radius) || set_.cluster_sees(viewer.cluster, point_cluster);
+  // Beyond the radius and admitted by the set (or by distance without one): with line of sight on, the
+  // segment from the eye to the point must also be clear.
+  return !sight_active() || sees(*tree_, viewer.eye, point);
 }
 
 ContactRoute InterestFilter::route_contact(const ContactRecord& record,

@@ -3,13 +3,16 @@
 // eye, and beyond that what the level's potentially visible set says its eye's cluster may see: an
 // entity whose bounds touch a visible cluster, a projectile whose path since the previous snapshot
 // crosses one. A level without a set falls back to distance alone (InterestSettings::no_set_radius).
-// Contact events go to the clients whose entity is in them and, for the beginning of a touch between a
-// player and another entity, to every client that sees its point (docs/server.md, "Interest").
+// With the level's tree and InterestSettings::line_of_sight, a player beyond the radius that the set admits
+// is sent only while a line from the eye reaches its box grown by sight_margin, or did within sight_hold_s
+// (server/line_of_sight.hpp; the client's SightMemory keeps that). Contact events go to the clients whose
+// entity is in them and, for the beginning of a touch between a player and another entity, to every
+// client that sees its point (docs/server.md, "Interest").
 //
 //   InterestFilter interest(settings.interest, level.compiled.visibility);   // one per match
 //   interest.begin_snapshot(sim.entities(), snapshot_period_s);    // once per snapshot (or event tick)
 //   InterestViewer v = interest.viewer(entity, sim.find(entity));  // once per client
-//   interest.select(v, kept);                                      // indices into the entities, ascending
+//   interest.select(v, kept, &client.sight);                       // indices into the entities, ascending
 //   client_world = worlds.filtered(*world_, kept);                 // FilteredWorlds: reused buffers
 //   interest.route_contact(record, viewers, to);                   // the viewers a contact goes to
 //
@@ -28,6 +31,7 @@
 #include "protocol/snapshot_delta.hpp"
 #include "server/config/interest_settings.hpp"
 #include "server/contact_feed.hpp"
+#include "server/line_of_sight.hpp"
 #include "world/level/potentially_visible_set.hpp"
 #include "world/match/entity.hpp"
 
@@ -53,8 +57,10 @@ struct ContactRoute {
 
 class InterestFilter {
  public:
-  // `set` must outlive the filter (the hosted level's, shared by its matches).
-  InterestFilter(const InterestSettings& settings, const PotentiallyVisibleSet& set);
+  // `set` and `tree` must outlive the filter (the hosted level's, shared by its matches). Without a tree
+  // there is no line-of-sight test, whatever the settings say.
+  InterestFilter(const InterestSettings& settings, const PotentiallyVisibleSet& set,
+                 const BspTree* tree = nullptr);
 
   bool enabled() const { return settings_.enabled != 0; }
 
@@ -67,7 +73,10 @@ class InterestFilter {
   InterestViewer viewer(EntityId entity, const Entity* e) const;
 
   // The indices (ascending) of begin_snapshot's entities the viewer is sent, into `kept` (cleared first).
-  void select(const InterestViewer& viewer, std::vector<std::uint32_t>& kept) const;
+  // With `sight` (the viewer's own memory, carried from one snapshot to the next) and line of sight on,
+  // players the set admits beyond the radius must also be in sight or held; null: the set alone decides.
+  void select(const InterestViewer& viewer, std::vector<std::uint32_t>& kept,
+              SightMemory* sight = nullptr) const;
 
   // The viewer may see `point`, whose cluster is `point_cluster` (set.cluster_at(point)).
   bool sees_point(const InterestViewer& viewer, Vec3 point, std::int32_t point_cluster) const;
@@ -81,19 +90,29 @@ class InterestFilter {
   const PotentiallyVisibleSet& set() const { return set_; }
 
  private:
+  // Why a candidate is sent: not at all, always (own, near, unplaced viewer), or because the set admits it.
+  enum class Admit : std::uint8_t { kNo, kAlways, kBySet };
   struct Candidate {
     EntityId id = kNoEntity;
     bool projectile = false;
+    bool player = false;
     Aabb box;                                  // world bounds now
+    Aabb sight_box;                            // players: box grown by sight_margin
     Vec3 path_from{};                          // projectiles: where it was at the previous snapshot
     Vec3 path_to{};                            // projectiles: where it is
     std::int32_t centre_cluster = kNoCluster;  // of box.center(): seen from there means seen
   };
   bool within(const InterestViewer& viewer, const Aabb& box, double radius) const;
-  bool visible(const InterestViewer& viewer, const Candidate& c) const;
+  Admit admit(const InterestViewer& viewer, const Candidate& c) const;
+  bool sight_active() const { return tree_ != nullptr && settings_.line_of_sight != 0; }
+  bool in_sight(const InterestViewer& viewer, bool eye_in_solid, const Candidate& c,
+                SightMemory& sight) const;
 
   InterestSettings settings_;
   const PotentiallyVisibleSet& set_;
+  const BspTree* tree_ = nullptr;
+  std::uint64_t snapshot_ = 0;        // begin_snapshot calls: the clock of SightMemory
+  std::uint64_t hold_snapshots_ = 0;  // sight_hold_s in snapshots at the last period
   std::vector<Candidate> candidates_;
   // Projectiles' positions at the previous begin_snapshot, ascending by id (their paths' starts).
   std::vector<std::pair<EntityId, Vec3>> previous_projectiles_;

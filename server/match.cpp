@@ -56,7 +56,7 @@ Match::Match(const MatchSettings& settings, asio::io_context& worker, UdpEndpoin
       services_(services),
       timer_(worker),
       addresses_(services.addresses ? services.addresses : std::make_shared<ClientAddressBook>()),
-      interest_(settings.interest, settings.level->compiled.visibility) {
+      interest_(settings.interest, settings.level->compiled.visibility, &settings.level->compiled.tree) {
   period_ =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / settings.tick_rate));
   snapshot_every_ = std::max(1, int(std::lround(double(settings.tick_rate) / settings.snapshot_rate)));
@@ -93,6 +93,12 @@ Match::Match(const MatchSettings& settings, asio::io_context& worker, UdpEndpoin
   culled_counter_ =
       m.counter_series("shiftcast_interest_culled_total",
                        "Entities left out of a client's snapshot, summed over snapshots", labels);
+  sight_culled_counter_ = m.counter_series(
+      "shiftcast_interest_sight_culled_total",
+      "Players the visible set admitted but no line of sight reached (nor the hold), summed over snapshots",
+      labels);
+  sight_segments_counter_ = m.counter_series("shiftcast_interest_sight_segments_total",
+                                             "Line-of-sight segments traced through the level", labels);
   const auto events = [&](const char* o) {
     Labels l = labels;
     l.emplace_back("outcome", o);
@@ -265,14 +271,16 @@ void Match::send_frames() {
   world_ = std::move(world);
   const bool filter = interest_.enabled();
   if (filter) interest_.begin_snapshot(sim.entities(), float(snapshot_every_) / float(settings_.tick_rate));
-  std::uint64_t culled = 0;
+  std::uint64_t culled = 0, sight_culled = 0, sight_segments = 0;
   const double t = now();
   for (auto& [id, client] : clients_) {
     const Entity* me = sim.find(client.entity);
     const Vec3 focus = me != nullptr ? me->pose.position : Vec3{};
     if (filter) {
-      interest_.select(interest_.viewer(client.entity, me), kept_);
+      interest_.select(interest_.viewer(client.entity, me), kept_, &client.sight);
       culled += world_->size() - kept_.size();
+      sight_culled += client.sight.take_culled();
+      sight_segments += client.sight.take_segments();
       client.world = client.worlds.filtered(*world_, kept_);
     } else {
       client.world = world_;
@@ -283,6 +291,8 @@ void Match::send_frames() {
         client.endpoint);
   }
   if (culled > 0) culled_counter_->add(culled);
+  if (sight_culled > 0) sight_culled_counter_->add(sight_culled);
+  if (sight_segments > 0) sight_segments_counter_->add(sight_segments);
 }
 
 void Match::say_goodbye(ClientConnection& connection, const udp::endpoint& to, wire::ErrorCode reason,

@@ -145,6 +145,7 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
     // of its own that its connection no longer holds.
     FilteredWorlds worlds;
     std::shared_ptr<const SnapshotState> world;
+    SightMemory sight;  // the players this client saw lately (line of sight, interest_filter.hpp)
   };
 
   MatchSettings settings_;
@@ -180,6 +181,8 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   std::vector<Client*> viewer_clients_;        // the same order
   std::vector<std::uint32_t> contact_routes_;  // one contact's viewer indices
   std::shared_ptr<Counter> culled_counter_;
+  std::shared_ptr<Counter> sight_culled_counter_;
+  std::shared_ptr<Counter> sight_segments_counter_;
   std::shared_ptr<Counter> events_routed_counter_;
   std::shared_ptr<Counter> events_suppressed_counter_;
   void find_viewers();

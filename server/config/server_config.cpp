@@ -125,6 +125,10 @@ constexpr Range kSlots{1, 4096};
 constexpr Range kSubscriptionsPerMatch{1, 65536};
 // Units; far beyond any level the wire's quantized positions can place.
 constexpr double kMaxInterestRadius = 1 << 20;
+// A margin beyond a few hundred units sends everything the set admits anyway; a hold beyond a few seconds
+// keeps sending players long gone from view.
+constexpr double kMaxSightMargin = 1024;
+constexpr double kMaxSightHoldSeconds = 10;
 // Beyond this an acknowledgement waits longer than the 3-tick input-to-ack budget of the load tester.
 constexpr int kMaxInputAckDelayTicks = 8;
 
@@ -209,6 +213,21 @@ const std::array kServerSettings{
       "interest-persist-events",
       field<&ServerConfig::interest, &InterestSettings::persist_events>,
       {0, 1}},
+    S{"interest",
+      "line_of_sight",
+      "interest-line-of-sight",
+      field<&ServerConfig::interest, &InterestSettings::line_of_sight>,
+      {0, 1}},
+    S{"interest",
+      "sight_margin",
+      "interest-sight-margin",
+      field<&ServerConfig::interest, &InterestSettings::sight_margin>,
+      {0, kMaxSightMargin}},
+    S{"interest",
+      "sight_hold_s",
+      "interest-sight-hold-s",
+      field<&ServerConfig::interest, &InterestSettings::sight_hold_s>,
+      {0, kMaxSightHoldSeconds}},
     S{"rpc", "max_connections", "rpc-max-connections", rpc<&RpcSettings::max_connections>, kAtLeastOne},
     S{"rpc", "max_frame_bytes", "rpc-max-frame-bytes", rpc<&RpcSettings::max_frame_bytes>, kFrameBytes},
     S{"rpc", "max_batch", "rpc-max-batch", rpc<&RpcSettings::max_batch>, kAtLeastOne},

@@ -433,11 +433,14 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
                            "interest-radius",
                            "interest-no-set-radius",
                            "interest-persist-events",
+                           "interest-line-of-sight",
+                           "interest-sight-margin",
+                           "interest-sight-hold-s",
                            "event-sends",
                            "input-ack-delay-ticks"}) {
     EXPECT_NE(std::find(flags.begin(), flags.end(), flag), flags.end()) << flag;
   }
-  EXPECT_EQ(flags.size(), 60u);
+  EXPECT_EQ(flags.size(), 63u);
 }
 
 // Issue 15's [interest]: the shipped values are the documented defaults, the file and the flags set them,
@@ -460,6 +463,27 @@ TEST_F(ConfigDir, InterestSectionAndItsFlags) {
   EXPECT_NE(error_of(base() + "[interest]\nenabled = 2\n").find("enabled = 2"), std::string::npos);
   EXPECT_EQ(shipped.interest.persist_events, defaults.persist_events);
   EXPECT_EQ(parse(base() + "[interest]\npersist_events = 1\n").interest.persist_events, 1);
+  // Line of sight: shipped as the defaults, set by the file and the flags, out of range refused.
+  EXPECT_EQ(shipped.interest.line_of_sight, defaults.line_of_sight);
+  EXPECT_EQ(shipped.interest.sight_margin, defaults.sight_margin);
+  EXPECT_EQ(shipped.interest.sight_hold_s, defaults.sight_hold_s);
+  ServerConfig sight =
+      parse(base() + "[interest]\nline_of_sight = 0\nsight_margin = 8\nsight_hold_s = 1.5\n");
+  EXPECT_EQ(sight.interest.line_of_sight, 0);
+  EXPECT_EQ(sight.interest.sight_margin, 8);
+  EXPECT_EQ(sight.interest.sight_hold_s, 1.5);
+  apply_override(sight, "interest-sight-margin", "64");
+  apply_override(sight, "interest-sight-hold-s", "0");
+  apply_override(sight, "interest-line-of-sight", "1");
+  EXPECT_EQ(sight.interest.sight_margin, 64);
+  EXPECT_EQ(sight.interest.sight_hold_s, 0);
+  EXPECT_EQ(sight.interest.line_of_sight, 1);
+  EXPECT_NE(error_of(base() + "[interest]\nsight_margin = -1\n").find("sight_margin = -1"),
+            std::string::npos);
+  EXPECT_NE(error_of(base() + "[interest]\nsight_hold_s = 11\n").find("sight_hold_s = 11"),
+            std::string::npos);
+  EXPECT_NE(error_of(base() + "[interest]\nline_of_sight = 2\n").find("line_of_sight = 2"),
+            std::string::npos);
   EXPECT_NE(error_of(base() + "[interest]\npersist_events = 2\n").find("persist_events = 2"),
             std::string::npos);
 }

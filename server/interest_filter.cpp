@@ -29,6 +29,7 @@ InterestFilter::InterestFilter(const InterestSettings& settings, const Potential
 void InterestFilter::begin_snapshot(std::span<const Entity> entities, float period_s) {
   candidates_.resize(entities.size());
   next_projectiles_.clear();
+  clusters_.clear();
   ++snapshot_;
   hold_snapshots_ =
       period_s > 0 ? static_cast<std::uint64_t>(std::ceil(settings_.sight_hold_s / period_s)) : 0;
@@ -45,6 +46,11 @@ void InterestFilter::begin_snapshot(std::span<const Entity> entities, float peri
     if (c.player) c.sight_box = {c.box.min - margin, c.box.max + margin};
     // The set is only asked when there is one: cluster_at on an empty set answers kNoCluster anyway.
     c.centre_cluster = set_.empty() ? kNoCluster : set_.cluster_at(c.box.center());
+    c.box_first = std::uint32_t(clusters_.size());
+    set_.clusters_in_box(c.box, clusters_);
+    c.box_count = std::uint32_t(clusters_.size()) - c.box_first;
+    c.path_first = std::uint32_t(clusters_.size());
+    c.path_count = 0;
     if (!c.projectile) continue;
     while (previous != previous_projectiles_.end() && previous->first < e.id)
       ++previous;
@@ -53,6 +59,11 @@ void InterestFilter::begin_snapshot(std::span<const Entity> entities, float peri
                       ? previous->second
                       : e.pose.position - e.velocity * period_s;
     next_projectiles_.emplace_back(e.id, e.pose.position);
+    segment_clusters_.clear();
+    set_.clusters_on_segment(c.path_from, c.path_to, segment_clusters_);
+    for (const std::int32_t cluster : segment_clusters_)
+      if (cluster != kNoCluster) clusters_.push_back(cluster);
+    c.path_count = std::uint32_t(clusters_.size()) - c.path_first;
   }
   previous_projectiles_.swap(next_projectiles_);
 }
@@ -83,10 +94,16 @@ InterestFilter::Admit InterestFilter::admit(const InterestViewer& viewer, const 
   // The centre's cluster seen: the box touches a visible cluster (one bit test, the common case).
   if (c.centre_cluster != kNoCluster && set_.cluster_sees(viewer.cluster, c.centre_cluster))
     return Admit::kBySet;
-  const bool seen = c.projectile ? set_.sees_segment(viewer.cluster, c.path_from, c.path_to) ||
-                                       set_.sees_box(viewer.cluster, c.box)
-                                 : set_.sees_box(viewer.cluster, c.box);
+  const bool seen = (c.projectile && sees_any(viewer.cluster, c.path_first, c.path_count)) ||
+                    sees_any(viewer.cluster, c.box_first, c.box_count);
   return seen ? Admit::kBySet : Admit::kNo;
+}
+
+bool InterestFilter::sees_any(std::int32_t from, std::uint32_t first, std::uint32_t count) const {
+  if (count == 0) return true;
+  for (std::uint32_t k = first; k < first + count; ++k)
+    if (set_.cluster_sees(from, clusters_[k])) return true;
+  return false;
 }
 
 bool InterestFilter::in_sight(const InterestViewer& viewer, bool eye_in_solid, const Candidate& c,

@@ -124,16 +124,19 @@ bool PotentiallyVisibleSet::cluster_sees(std::int32_t from, std::int32_t to) con
   return (row_byte >> (to & 7)) & 1;
 }
 
-bool PotentiallyVisibleSet::sees_box(std::int32_t from, const Aabb& box) const {
-  if (empty() || from < 0 || from >= cluster_count_ || box.empty()) return true;
+namespace {
+
+// Visits the leaf child code of every leaf the closed box touches, until visit returns true. Returns
+// whether it did.
+template <class Visit>
+bool walk_box(std::span<const PvsNode> nodes, const Aabb& box, Visit&& visit) {
   std::array<std::int32_t, kMaxPvsDepth + 1> pending;
   std::size_t count = 0;
   pending[count++] = 0;
-  bool touched_cluster = false;
   while (count > 0) {
     std::int32_t node = pending[--count];
     while (node >= 0) {
-      const PvsNode& n = nodes_[std::size_t(node)];
+      const PvsNode& n = nodes[std::size_t(node)];
       // The box's nearest and farthest corners along the normal bound every point of the closed box.
       Vec3 low, high;
       for (int axis = 0; axis < 3; ++axis) {
@@ -154,12 +157,33 @@ bool PotentiallyVisibleSet::sees_box(std::int32_t from, const Aabb& box) const {
         node = n.children[0];
       }
     }
-    const std::int32_t cluster = leaf_cluster(node);
-    if (cluster == kNoCluster) continue;
-    touched_cluster = true;
-    if (cluster_sees(from, cluster)) return true;
+    if (visit(node)) return true;
   }
-  return !touched_cluster;
+  return false;
+}
+
+}  // namespace
+
+bool PotentiallyVisibleSet::sees_box(std::int32_t from, const Aabb& box) const {
+  if (empty() || from < 0 || from >= cluster_count_ || box.empty()) return true;
+  bool touched_cluster = false;
+  const bool seen = walk_box(nodes_, box, [&](std::int32_t leaf) {
+    const std::int32_t cluster = leaf_cluster(leaf);
+    if (cluster == kNoCluster) return false;
+    touched_cluster = true;
+    return cluster_sees(from, cluster);
+  });
+  return seen || !touched_cluster;
+}
+
+void PotentiallyVisibleSet::clusters_in_box(const Aabb& box, std::vector<std::int32_t>& out) const {
+  if (empty() || box.empty()) return;
+  const std::size_t first = out.size();
+  walk_box(nodes_, box, [&](std::int32_t leaf) {
+    const std::int32_t cluster = leaf_cluster(leaf);
+    if (cluster != kNoCluster && (out.size() == first || out.back() != cluster)) out.push_back(cluster);
+    return false;
+  });
 }
 
 namespace {

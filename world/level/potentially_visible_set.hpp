@@ -90,6 +90,10 @@ class PotentiallyVisibleSet {
   // Appends the clusters the segment passes through, in order from a to b, kNoCluster for solid or
   // outside stretches (a run in one cluster is appended once). Nothing for no set or non-finite ends.
   void clusters_on_segment(const Vec3& a, const Vec3& b, std::vector<std::int32_t>& out) const;
+  // Appends the clusters the closed box touches (kNoCluster never; a cluster may come more than once).
+  // sees_box(from, box) is then: nothing appended, or cluster_sees(from, c) for some c appended. Nothing
+  // for no set or an empty box. For asking many `from` about one box: one walk instead of one each.
+  void clusters_in_box(const Aabb& box, std::vector<std::int32_t>& out) const;
 
  private:
   std::vector<PvsNode> nodes_;

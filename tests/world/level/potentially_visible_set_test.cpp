@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <set>
 
 #include "tests/support/seeded_random.hpp"
 #include "world/level/potentially_visible_set.hpp"
@@ -163,6 +164,8 @@ TEST(PotentiallyVisibleSet, ClusterSeesReadsTheRowsBitForBit) {
   }
 }
 
+// sees_box against the grid's cells, and clusters_in_box lists exactly those cells (appended after what the
+// vector held, which may end in one of them).
 TEST(PotentiallyVisibleSet, SeesBoxMatchesTheCellsTheClosedBoxTouches) {
   std::mt19937 rng(kSeed + 2);
   int culled = 0, straddling = 0;
@@ -180,6 +183,13 @@ TEST(PotentiallyVisibleSet, SeesBoxMatchesTheCellsTheClosedBoxTouches) {
       for (std::int32_t c : touched)
         expected = expected || t.sees[std::size_t(from)][std::size_t(c)];
       ASSERT_EQ(t.set.sees_box(from, box), expected) << "grid " << g << " query " << q;
+      for (const std::int32_t before : touched) {
+        std::vector<std::int32_t> listed{before};
+        t.set.clusters_in_box(box, listed);
+        ASSERT_EQ(std::set<std::int32_t>(listed.begin() + 1, listed.end()),
+                  std::set<std::int32_t>(touched.begin(), touched.end()))
+            << "grid " << g << " query " << q;
+      }
       culled += !expected;
       straddling += touched.size() > 1;
     }

@@ -59,10 +59,7 @@ void InterestFilter::begin_snapshot(std::span<const Entity> entities, float peri
                       ? previous->second
                       : e.pose.position - e.velocity * period_s;
     next_projectiles_.emplace_back(e.id, e.pose.position);
-    segment_clusters_.clear();
-    set_.clusters_on_segment(c.path_from, c.path_to, segment_clusters_);
-    for (const std::int32_t cluster : segment_clusters_)
-      if (cluster != kNoCluster) clusters_.push_back(cluster);
+    set_.clusters_on_segment(c.path_from, c.path_to, clusters_);
     c.path_count = std::uint32_t(clusters_.size()) - c.path_first;
   }
   previous_projectiles_.swap(next_projectiles_);
@@ -100,25 +97,20 @@ InterestFilter::Admit InterestFilter::admit(const InterestViewer& viewer, const 
 }
 
 bool InterestFilter::sees_any(std::int32_t from, std::uint32_t first, std::uint32_t count) const {
-  if (count == 0) return true;
-  for (std::uint32_t k = first; k < first + count; ++k)
-    if (set_.cluster_sees(from, clusters_[k])) return true;
-  return false;
+  return set_.sees_any(from, std::span<const std::int32_t>(clusters_).subspan(first, count));
 }
 
 bool InterestFilter::in_sight(const InterestViewer& viewer, bool eye_in_solid, const Candidate& c,
                               SightMemory& sight) const {
   const SightMemory::Entry* was = sight.find(c.id);
   const bool held = was != nullptr && was->until >= snapshot_;
-  SightMemory::Entry next;
+  SightMemory::Entry next = was != nullptr ? *was : SightMemory::Entry{};
   next.target = c.id;
-  next.until = was != nullptr ? was->until : 0;
   bool seen = false;
   int segments = 0;
   if (was != nullptr && was->hidden && !eye_in_solid) {
     // Hidden last time: each segment is first clipped against the brush that blocked it then, and traced
     // through the tree only when it no longer crosses that brush.
-    next = *was;
     for (int s = 0; s < kSightSamples && !seen; ++s) {
       const Vec3 point = sight_sample(c.sight_box, s);
       if (brush_blocks(*tree_, was->blockers[s], viewer.eye, point)) continue;

@@ -9,8 +9,8 @@
 // entity is in them and, for the beginning of a touch between a player and another entity, to every
 // client that sees its point (docs/server.md, "Interest").
 //
-//   InterestFilter interest(settings.interest, level.compiled.visibility);   // one per match
-//   interest.begin_snapshot(sim.entities(), snapshot_period_s);    // once per snapshot (or event tick)
+//   InterestFilter interest(settings.interest, level.compiled.visibility, &level.compiled.tree);  // per
+//   match interest.begin_snapshot(sim.entities(), snapshot_period_s);    // once per snapshot (or event tick)
 //   InterestViewer v = interest.viewer(entity, sim.find(entity));  // once per client
 //   interest.select(v, kept, &client.sight);                       // indices into the entities, ascending
 //   client_world = worlds.filtered(*world_, kept);                 // FilteredWorlds: reused buffers
@@ -101,14 +101,15 @@ class InterestFilter {
     Vec3 path_from{};                          // projectiles: where it was at the previous snapshot
     Vec3 path_to{};                            // projectiles: where it is
     std::int32_t centre_cluster = kNoCluster;  // of box.center(): seen from there means seen
-    // The clusters the box touches and (projectiles) the path passes through, as ranges of clusters_:
+    // The clusters the box touches and (projectiles) the path passes through (kNoCluster entries for its
+    // opaque stretches), as ranges of clusters_:
     // found once per snapshot, so each viewer tests bits instead of walking the set's tree.
     std::uint32_t box_first = 0, box_count = 0;
     std::uint32_t path_first = 0, path_count = 0;
   };
   bool within(const InterestViewer& viewer, const Aabb& box, double radius) const;
   Admit admit(const InterestViewer& viewer, const Candidate& c) const;
-  // sees_box / sees_segment over a list found in begin_snapshot: an empty list touched no cluster.
+  // set_.sees_any over a candidate's list in clusters_.
   bool sees_any(std::int32_t from, std::uint32_t first, std::uint32_t count) const;
   bool sight_active() const { return tree_ != nullptr && settings_.line_of_sight != 0; }
   bool in_sight(const InterestViewer& viewer, bool eye_in_solid, const Candidate& c,
@@ -120,8 +121,7 @@ class InterestFilter {
   std::uint64_t snapshot_ = 0;        // begin_snapshot calls: the clock of SightMemory
   std::uint64_t hold_snapshots_ = 0;  // sight_hold_s in snapshots at the last period
   std::vector<Candidate> candidates_;
-  std::vector<std::int32_t> clusters_;          // the candidates' cluster lists
-  std::vector<std::int32_t> segment_clusters_;  // scratch for one path
+  std::vector<std::int32_t> clusters_;  // the candidates' cluster lists (set_.sees_any reads them)
   // Projectiles' positions at the previous begin_snapshot, ascending by id (their paths' starts).
   std::vector<std::pair<EntityId, Vec3>> previous_projectiles_;
   std::vector<std::pair<EntityId, Vec3>> next_projectiles_;  // scratch, swapped with the above

@@ -14,8 +14,9 @@
 // culls on missing information). A target seen is remembered (SightMemory) for a hold, so a player
 // flickering in and out of view at a doorway is not removed and re-added every snapshot.
 //
-//   SightMemory sight;                                        // one per client, owned by the caller
-//   const SightLook look = look_at(tree, eye, grown, sight.first_sample(target_id));
+//   const SightLook look = look_at(tree, eye, grown_box, first_sample);   // nine segments at most
+//   SightMemory sight;            // one per client, carried from snapshot to snapshot by its owner;
+//   interest.select(viewer, kept, &sight);   // InterestFilter reads and updates it (interest_filter.hpp)
 //
 // Cost: a seen target usually costs one segment (the sample that was clear last time is tried first). A
 // hidden one costs nine traces the first time; after that each segment is first clipped against the brush
@@ -67,9 +68,10 @@ struct SightLook {
 // `first` outside [0, kSightSamples) is taken as 0.
 SightLook look_at(const BspTree& tree, Vec3 eye, const Aabb& box, int first);
 
-// What one client has seen lately: per target, the snapshot until which it stays sent and the sample that
-// was clear. InterestFilter::select updates it each snapshot; entries of targets neither seen nor held
-// are dropped, so its size is at most the number of entities.
+// What one client has seen lately: per player tested, the snapshot until which it stays sent, the sample
+// that was clear and, when it was hidden, the brush that blocked each sample (the occluder cache).
+// InterestFilter::select rewrites it each snapshot with the players it tested; the others' entries are
+// dropped, so its size is at most the number of entities.
 class SightMemory {
  public:
   struct Entry {
@@ -85,7 +87,6 @@ class SightMemory {
   // The entries a select keeps, ascending by target; committed by finish().
   void keep(const Entry& entry) { next_.push_back(entry); }
   void finish();
-  void clear() { entries_.clear(); }
 
   std::size_t size() const { return entries_.size(); }
   // Summed over selects until taken: segments traced through the tree, and targets the set admitted that no

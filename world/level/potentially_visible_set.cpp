@@ -242,10 +242,21 @@ bool PotentiallyVisibleSet::sees_segment(std::int32_t from, const Vec3& a, const
 void PotentiallyVisibleSet::clusters_on_segment(const Vec3& a, const Vec3& b,
                                                 std::vector<std::int32_t>& out) const {
   if (empty() || !finite(a) || !finite(b)) return;
+  const std::size_t first = out.size();
   walk_segment(nodes_, a, b, [&](std::int32_t leaf) {
-    if (out.empty() || out.back() != leaf_cluster(leaf)) out.push_back(leaf_cluster(leaf));
+    if (out.size() == first || out.back() != leaf_cluster(leaf)) out.push_back(leaf_cluster(leaf));
     return false;
   });
+}
+
+bool PotentiallyVisibleSet::sees_any(std::int32_t from, std::span<const std::int32_t> clusters) const {
+  bool touched_cluster = false;
+  for (const std::int32_t cluster : clusters) {
+    if (cluster == kNoCluster) continue;
+    touched_cluster = true;
+    if (cluster_sees(from, cluster)) return true;
+  }
+  return !touched_cluster;
 }
 
 const char* to_string(PvsError error) {

@@ -91,9 +91,12 @@ class PotentiallyVisibleSet {
   // outside stretches (a run in one cluster is appended once). Nothing for no set or non-finite ends.
   void clusters_on_segment(const Vec3& a, const Vec3& b, std::vector<std::int32_t>& out) const;
   // Appends the clusters the closed box touches (kNoCluster never; a cluster may come more than once).
-  // sees_box(from, box) is then: nothing appended, or cluster_sees(from, c) for some c appended. Nothing
-  // for no set or an empty box. For asking many `from` about one box: one walk instead of one each.
+  // Nothing for no set or an empty box.
   void clusters_in_box(const Aabb& box, std::vector<std::int32_t>& out) const;
+  // sees_box / sees_segment over what clusters_in_box / clusters_on_segment appended for the box or
+  // segment: `from` may see one of them (kNoCluster entries skipped), or they hold no cluster at all. For
+  // asking many `from` about one box or path: one walk instead of one each.
+  bool sees_any(std::int32_t from, std::span<const std::int32_t> clusters) const;
 
  private:
   std::vector<PvsNode> nodes_;

@@ -9,6 +9,7 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <span>
 
 #include "tests/support/seeded_random.hpp"
 #include "world/level/potentially_visible_set.hpp"
@@ -189,6 +190,8 @@ TEST(PotentiallyVisibleSet, SeesBoxMatchesTheCellsTheClosedBoxTouches) {
         ASSERT_EQ(std::set<std::int32_t>(listed.begin() + 1, listed.end()),
                   std::set<std::int32_t>(touched.begin(), touched.end()))
             << "grid " << g << " query " << q;
+        ASSERT_EQ(t.set.sees_any(from, std::span<const std::int32_t>(listed).subspan(1)), expected)
+            << "grid " << g << " query " << q;
       }
       culled += !expected;
       straddling += touched.size() > 1;
@@ -227,6 +230,11 @@ TEST(PotentiallyVisibleSet, SeesSegmentMatchesTheCellsTheSegmentCrosses) {
             }
           }
       const bool answer = t.set.sees_segment(from, a, b);
+      // The same walk as a list, appended after something else, answers alike through sees_any.
+      std::vector<std::int32_t> crossed{kNoCluster, from};
+      t.set.clusters_on_segment(a, b, crossed);
+      ASSERT_EQ(t.set.sees_any(from, std::span<const std::int32_t>(crossed).subspan(2)), answer)
+          << "grid " << g << " query " << q;
       if (must_see || !possibly_in_any) {
         ASSERT_TRUE(answer) << "grid " << g << " query " << q;
         ++seen;

@@ -85,10 +85,13 @@ void read_server_frame_sections(const Fixture& f, const ServerFrameMessage& fram
   }
   if (frame.own) {
     BitReader in(*frame.own);
-    const std::optional<wire::OwnState> own = read_own_state(in);
-    if (own && in.finish() == BitReadError::kNone) {
+    const std::optional<OwnStateBits> read = read_own_state(in);
+    if (read && in.finish() == BitReadError::kNone) {
+      // A relative state re-encodes against the reference that resolves it; any reference does.
+      const wire::QuantizedVec reference(16, -32, 48);
+      const std::optional<wire::OwnState> own = resolve_own_state(*read, &reference);
       BitWriter again;
-      write_own_state(again, *own);
+      write_own_state(again, *own, read->relative ? &reference : nullptr);
       require_same(again, *frame.own, "own state: a decoded state re-encodes differently");
     }
   }

@@ -11,10 +11,13 @@
 // Layout (every field through protocol/bit_stream.hpp):
 //   removed count, then each removed id as a gap from the previous one (the first from -1);
 //   changed count, then each changed entity: its id gap, then
-//     - held in the baseline: 3 change bits (position, yaw, kind+flags), each followed by its field when
-//       set: position as three signed deltas in quanta from the baseline, yaw as a signed wrapped delta,
-//       kind and flags whole;
-//     - new: kind, flags, yaw, and the position as three absolute coordinates.
+//     - held in the baseline: 3 change bits (kind+flags, position, yaw), each followed by its field when
+//       set: kind and flags whole, position as three signed deltas in quanta from the baseline, yaw as a
+//       signed wrapped delta in the entity's yaw steps (a player's 1/2048 turn, snapshot_delta.hpp);
+//     - new: kind, flags, yaw (11 bits for a player, else 16), and the position as three absolute
+//       coordinates.
+// A player's yaw must be a multiple of 1 << kPlayerYawShift (quantize_entity_yaw): its low bits are not
+// sent, and the client holds them as zero.
 // An entity identical to its baseline is not in the block at all, so at-rest entities cost nothing.
 // Costs are exact and known before writing (entity_entry_bits, id_gap_bits): the encoder's budget cut
 // is in bits and agrees with what is written.
@@ -39,6 +42,8 @@ inline constexpr std::array<unsigned, 3> kCountTiers = {5, 10, 32};
 inline constexpr std::array<unsigned, 6> kPositionDeltaTiers = {0, 5, 9, 13, 17, 33};  // zig-zag quanta
 inline constexpr std::array<unsigned, 5> kPositionTiers = {10, 14, 18, 22, 32};        // zig-zag quanta
 inline constexpr std::array<unsigned, 3> kYawDeltaTiers = {5, 10, 16};  // zig-zag, wrapped to int16
+// A player's yaw delta in 1/2048 turn: a bot's turn against its prediction is mostly under 16 steps.
+inline constexpr std::array<unsigned, 3> kPlayerYawDeltaTiers = {5, 8, 11};  // zig-zag, wrapped to 11 bits
 inline constexpr std::array<unsigned, 2> kKindTiers = {2, 8};
 inline constexpr std::array<unsigned, 2> kFlagTiers = {1, 8};
 

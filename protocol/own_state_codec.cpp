@@ -2,12 +2,17 @@
 
 #include <bit>
 #include <cstdint>
+#include <limits>
+
+#include "protocol/snapshot_delta.hpp"
 
 namespace shiftcast {
 namespace {
 
 constexpr unsigned kFloatBits = 32;
 constexpr unsigned kNormalFormBits = 2;
+constexpr unsigned kPositionWhole = 0;
+constexpr unsigned kPositionRelative = 1;
 
 std::uint32_t bits_of(float v) {
   return std::bit_cast<std::uint32_t>(v);
@@ -20,6 +25,14 @@ bool same_bits(const wire::Vec3f& a, float x, float y, float z) {
   return bits_of(a.x()) == bits_of(x) && bits_of(a.y()) == bits_of(y) && bits_of(a.z()) == bits_of(z);
 }
 
+// The bits of `value` minus those of `reference`, modulo 2^32, as a signed 32-bit value.
+std::int32_t residual_of(float value, float reference) {
+  return static_cast<std::int32_t>(bits_of(value) - bits_of(reference));
+}
+float apply_residual(float reference, std::int32_t residual) {
+  return std::bit_cast<float>(bits_of(reference) + static_cast<std::uint32_t>(residual));
+}
+
 // -1 (no brush) -> 0, so the usual "none" costs one bit; a bijection on 32 bits.
 std::uint32_t brush_code(std::int32_t brush) {
   return static_cast<std::uint32_t>(brush) + 1u;
@@ -30,10 +43,18 @@ std::int32_t brush_of(std::uint32_t code) {
 
 }  // namespace
 
-void write_own_state(BitWriter& out, const wire::OwnState& own) {
+void write_own_state(BitWriter& out, const wire::OwnState& own, const wire::QuantizedVec* reference) {
   out.write_tiered(own.flags(), kOwnFlagTiers);
-  for (const float c : {own.position().x(), own.position().y(), own.position().z()})
-    out.write_bits(bits_of(c), kFloatBits);
+  const float p[3] = {own.position().x(), own.position().y(), own.position().z()};
+  out.write_bits(reference != nullptr ? kPositionRelative : kPositionWhole, 1);
+  if (reference != nullptr) {
+    const std::int32_t q[3] = {reference->x(), reference->y(), reference->z()};
+    for (int i = 0; i < 3; ++i)
+      out.write_tiered_signed(residual_of(p[i], dequantize_coordinate(q[i])), kOwnResidualTiers);
+  } else {
+    for (const float c : p)
+      out.write_bits(bits_of(c), kFloatBits);
+  }
   // A velocity component whose bits are all zero (+0) costs its flag alone.
   for (const float c : {own.velocity().x(), own.velocity().y(), own.velocity().z()}) {
     out.write_bool(bits_of(c) != 0);
@@ -53,11 +74,22 @@ void write_own_state(BitWriter& out, const wire::OwnState& own) {
   out.write_tiered(brush_code(own.ground_brush()), kGroundIdTiers);
 }
 
-std::optional<wire::OwnState> read_own_state(BitReader& in) {
+std::optional<OwnStateBits> read_own_state(BitReader& in) {
   const std::uint64_t flags = in.read_tiered(kOwnFlagTiers);
-  float p[3], v[3], n[3] = {0, 0, 0};
-  for (float& c : p)
-    c = float_of(in.read_bits(kFloatBits));
+  OwnStateBits out;
+  float p[3] = {0, 0, 0}, v[3], n[3] = {0, 0, 0};
+  out.relative = in.read_bits(1) == kPositionRelative;
+  if (out.relative) {
+    for (std::int32_t& r : out.residual) {
+      const std::int64_t d = in.read_tiered_signed(kOwnResidualTiers);
+      if (d < std::numeric_limits<std::int32_t>::min() || d > std::numeric_limits<std::int32_t>::max())
+        return std::nullopt;
+      r = static_cast<std::int32_t>(d);
+    }
+  } else {
+    for (float& c : p)
+      c = float_of(in.read_bits(kFloatBits));
+  }
   for (float& c : v) {
     c = 0;
     if (in.read_bool()) {
@@ -82,9 +114,21 @@ std::optional<wire::OwnState> read_own_state(BitReader& in) {
   const std::uint64_t entity = in.read_tiered(kGroundIdTiers);
   const std::uint64_t brush = in.read_tiered(kGroundIdTiers);
   if (!in.ok() || flags > 0xff || entity > 0xffffffffu || brush > 0xffffffffu) return std::nullopt;
-  return wire::OwnState(wire::Vec3f(p[0], p[1], p[2]), wire::Vec3f(v[0], v[1], v[2]),
-                        wire::Vec3f(n[0], n[1], n[2]), static_cast<std::uint32_t>(entity),
-                        brush_of(static_cast<std::uint32_t>(brush)), static_cast<std::uint8_t>(flags));
+  out.state = wire::OwnState(wire::Vec3f(p[0], p[1], p[2]), wire::Vec3f(v[0], v[1], v[2]),
+                             wire::Vec3f(n[0], n[1], n[2]), static_cast<std::uint32_t>(entity),
+                             brush_of(static_cast<std::uint32_t>(brush)), static_cast<std::uint8_t>(flags));
+  return out;
+}
+
+std::optional<wire::OwnState> resolve_own_state(const OwnStateBits& bits, const wire::QuantizedVec* reference) {
+  if (!bits.relative) return bits.state;
+  if (reference == nullptr) return std::nullopt;
+  const wire::OwnState& s = bits.state;
+  const wire::Vec3f position(apply_residual(dequantize_coordinate(reference->x()), bits.residual[0]),
+                             apply_residual(dequantize_coordinate(reference->y()), bits.residual[1]),
+                             apply_residual(dequantize_coordinate(reference->z()), bits.residual[2]));
+  return wire::OwnState(position, s.velocity(), s.ground_normal(), s.ground_entity(), s.ground_brush(),
+                        s.flags());
 }
 
 }  // namespace shiftcast

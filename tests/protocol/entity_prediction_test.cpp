@@ -45,6 +45,11 @@ std::int64_t reference_turn(std::uint16_t from, std::uint16_t to) {
   const std::int64_t forward = (std::int64_t{to} - from + 65536) % 65536;  // [0, 65536)
   return forward < 32768 ? forward : forward - 65536;
 }
+// The same in a player's 1/2048 turns (docs/protocol.md: floor(yaw / 32), wrap11).
+std::int64_t reference_player_turn(std::uint16_t from, std::uint16_t to) {
+  const std::int64_t forward = (std::int64_t{to / 32} - from / 32 + 2048) % 2048;  // [0, 2048)
+  return forward < 1024 ? forward : forward - 2048;
+}
 
 wire::EntityState reference_predict(const wire::EntityState& b, const wire::EntityState* a, std::uint64_t n,
                                     std::uint64_t tb, std::uint64_t ta) {
@@ -59,11 +64,15 @@ wire::EntityState reference_predict(const wire::EntityState& b, const wire::Enti
     p[i] += reference_round((p[i] - q[i]) * ahead, span);
     if (p[i] < kInt32Min || p[i] > kInt32Max) return b;
   }
-  const std::int64_t yaw =
-      (b.yaw() + reference_round(reference_turn(a->yaw(), b.yaw()) * ahead, span)) % 65536;
+  std::int64_t yaw = 0;
+  if (b.kind() == 0) {  // a player: in 1/2048 turns
+    const std::int64_t steps = (b.yaw() / 32 + reference_round(reference_player_turn(a->yaw(), b.yaw()) * ahead, span));
+    yaw = ((steps % 2048 + 2048) % 2048) * 32;
+  } else {
+    yaw = ((b.yaw() + reference_round(reference_turn(a->yaw(), b.yaw()) * ahead, span)) % 65536 + 65536) % 65536;
+  }
   return entity(b.id(), static_cast<std::int32_t>(p[0]), static_cast<std::int32_t>(p[1]),
-                static_cast<std::int32_t>(p[2]), static_cast<std::uint16_t>((yaw + 65536) % 65536), b.flags(),
-                b.kind());
+                static_cast<std::int32_t>(p[2]), static_cast<std::uint16_t>(yaw), b.flags(), b.kind());
 }
 
 TEST(EntityPrediction, DivideRoundedIsNearestHalfAwayFromZero) {

@@ -3,9 +3,12 @@
 // one encoding of what they decode to or are refused.
 #include "protocol/own_state_codec.hpp"
 
+#include "protocol/snapshot_delta.hpp"
+
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <limits>
 #include <random>
 #include <vector>
@@ -53,17 +56,28 @@ wire::OwnState random_state(std::mt19937& rng) {
                         static_cast<std::uint8_t>(rng() % 4 ? rng() % 4 : rng()));
 }
 
-std::vector<std::uint8_t> packed(const wire::OwnState& s) {
+// Whole, or relative to `reference` (the snapshot's own entity).
+std::vector<std::uint8_t> packed(const wire::OwnState& s, const wire::QuantizedVec* reference = nullptr) {
   BitWriter w;
-  write_own_state(w, s);
+  write_own_state(w, s, reference);
   return {w.bytes().begin(), w.bytes().end()};
 }
 
-std::optional<wire::OwnState> unpacked(const std::vector<std::uint8_t>& bytes) {
+std::optional<wire::OwnState> unpacked(const std::vector<std::uint8_t>& bytes,
+                                       const wire::QuantizedVec* reference = nullptr) {
   BitReader in(bytes);
-  std::optional<wire::OwnState> s = read_own_state(in);
+  std::optional<OwnStateBits> s = read_own_state(in);
   if (!s || in.finish() != BitReadError::kNone) return std::nullopt;
-  return s;
+  EXPECT_EQ(s->relative, reference != nullptr);
+  return resolve_own_state(*s, reference);
+}
+
+// The quantized position of `p` (what the snapshot's own entity holds), moved by up to `off` quanta.
+wire::QuantizedVec reference_near(const wire::Vec3f& p, int off, std::mt19937& rng) {
+  const auto q = [&](float c) {
+    return static_cast<std::int32_t>(quantize_coordinate(c) + static_cast<int>(rng() % (2 * off + 1)) - off);
+  };
+  return wire::QuantizedVec(q(p.x()), q(p.y()), q(p.z()));
 }
 
 TEST(OwnStateCodec, EveryStateComesBackBitForBit) {
@@ -73,27 +87,80 @@ TEST(OwnStateCodec, EveryStateComesBackBitForBit) {
     const auto back = unpacked(packed(s));
     ASSERT_TRUE(back.has_value()) << round;
     ASSERT_TRUE(identical(*back, s)) << round;
+    // Relative to a reference near it, or anywhere (NaN, -0 and infinities have no near one).
+    const wire::QuantizedVec reference =
+        round % 2 ? reference_near(s.position(), 2, rng)
+                  : wire::QuantizedVec(std::int32_t(rng()), std::int32_t(rng()), std::int32_t(rng()));
+    const auto relative = unpacked(packed(s, &reference), &reference);
+    ASSERT_TRUE(relative.has_value()) << round;
+    ASSERT_TRUE(identical(*relative, s)) << round;
   }
 }
 
-TEST(OwnStateCodec, APlayerRunningOnFlatGroundTakesUnderHalfTheOldStruct) {
-  // On ground, moving in the plane, no platform, on a brush: flags, position, two velocity components,
-  // "up", no entity, a brush id under 255.
-  const wire::OwnState running(wire::Vec3f(100.5f, -20.25f, 24), wire::Vec3f(320, -12.5f, 0),
-                               wire::Vec3f(0, 0, 1), 0, 17, 1);
-  const std::size_t bytes = packed(running).size();
-  EXPECT_LE(bytes, 23u);  // 3 + 96 + 33 + 33 + 1 + 2 + 1 + 10 = 179 bits
-  EXPECT_LT(bytes * 2, sizeof(wire::OwnState));
-  // In the air: zero normal, no brush.
-  const wire::OwnState flying(wire::Vec3f(1, 2, 3), wire::Vec3f(0, 0, -200), wire::Vec3f(0, 0, 0), 0, -1, 0);
-  EXPECT_EQ(packed(flying).size(), (3u + 96 + 1 + 1 + 33 + 2 + 1 + 1 + 7) / 8);
+// The relative form needs the snapshot: without its own entity the state is not resolved (a client then
+// waits for the next frame), and the whole form needs nothing.
+TEST(OwnStateCodec, ARelativeStateResolvesOnlyAgainstItsSnapshot) {
+  const wire::OwnState s(wire::Vec3f(100.5f, -20.25f, 24), wire::Vec3f(320, -12.5f, 0), wire::Vec3f(0, 0, 1),
+                         0, 17, 1);
+  const wire::QuantizedVec reference = quantize_position(s.position());
+  const std::vector<std::uint8_t> bytes = packed(s, &reference);
+  BitReader in(bytes);
+  const std::optional<OwnStateBits> read = read_own_state(in);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_TRUE(read->relative);
+  EXPECT_FALSE(resolve_own_state(*read, nullptr).has_value());
+  const auto resolved = resolve_own_state(*read, &reference);
+  ASSERT_TRUE(resolved.has_value());
+  EXPECT_TRUE(identical(*resolved, s));
+  // Against another reference it resolves to another position, exactly as far off in float patterns.
+  const wire::QuantizedVec other(reference.x() + 1, reference.y(), reference.z());
+  const auto moved = resolve_own_state(*read, &other);
+  ASSERT_TRUE(moved.has_value());
+  EXPECT_EQ(moved->position().x(), 100.5f + 1.0f / 16);
+}
+
+// Closed form of the residual: a coordinate c in [2^k, 2^(k+1)) units and its reference (quanta / 16,
+// within half a quantum, so in the same binade) are (c - reference) / 2^(k - 23) float patterns apart,
+// at most 2^(18 - k); its zig-zag code takes the narrowest tier of kOwnResidualTiers that holds it.
+TEST(OwnStateCodec, APositionNearItsQuantumCostsTheClosedFormBits) {
+  std::mt19937 rng(50);
+  const auto tier_cost = [](std::uint64_t code) {
+    for (std::size_t t = 0; t < kOwnResidualTiers.size(); ++t) {
+      if (kOwnResidualTiers[t] == 64 || code < (std::uint64_t{1} << kOwnResidualTiers[t]))
+        return kOwnResidualTiers[t] + t + (t + 1 < kOwnResidualTiers.size() ? 1 : 0);
+    }
+    return std::size_t{0};
+  };
+  for (int k = 4; k <= 12; ++k) {
+    for (int round = 0; round < 200; ++round) {
+      float c[3];
+      for (float& v : c) {
+        const float m = std::ldexp(1.0f, k) * std::uniform_real_distribution<float>(1.0f, 1.99f)(rng);
+        v = rng() % 2 ? m : -m;
+      }
+      const wire::OwnState s(wire::Vec3f(c[0], c[1], c[2]), wire::Vec3f(0, 0, 0), wire::Vec3f(0, 0, 0), 0, -1, 0);
+      const wire::QuantizedVec reference = quantize_position(s.position());
+      const std::int32_t q[3] = {reference.x(), reference.y(), reference.z()};
+      std::size_t bits = 2 + 1 + 3 + 2 + 1 + 1;  // flags, form, three zero velocities, normal, two ids
+      for (int i = 0; i < 3; ++i) {
+        const double patterns = (double(c[i]) - double(q[i]) / 16) / std::ldexp(1.0, k - 23);
+        const auto r = static_cast<std::int64_t>(c[i] < 0 ? -patterns : patterns);  // bits grow with |c|
+        ASSERT_LE(std::abs(r), std::int64_t{1} << (18 - k));
+        bits += tier_cost(r < 0 ? std::uint64_t(-2 * r - 1) : std::uint64_t(2 * r));
+      }
+      ASSERT_EQ(packed(s, &reference).size(), (bits + 7) / 8) << "k " << k << " c " << c[0];
+      ASSERT_LT(packed(s, &reference).size(), packed(s).size());
+    }
+  }
 }
 
 TEST(OwnStateCodec, UntrustedBitsDecodeToTheirOneEncodingOrAreRefused) {
   std::mt19937 rng(49);
   int decoded = 0, refused = 0;
+  const wire::QuantizedVec reference(1600, -320, 384);
   for (int round = 0; round < 20000; ++round) {
-    std::vector<std::uint8_t> bytes = packed(random_state(rng));
+    const wire::OwnState state = random_state(rng);
+    std::vector<std::uint8_t> bytes = packed(state, round % 2 ? &reference : nullptr);
     if (round % 3 == 0) {
       bytes.resize(rng() % bytes.size());  // a truncation: always refused
       EXPECT_FALSE(unpacked(bytes).has_value()) << round;
@@ -103,13 +170,18 @@ TEST(OwnStateCodec, UntrustedBitsDecodeToTheirOneEncodingOrAreRefused) {
       const std::size_t bit = rng() % (bytes.size() * 8);
       bytes[bit / 8] = static_cast<std::uint8_t>(bytes[bit / 8] ^ (1u << (bit % 8)));
     }
-    const auto s = unpacked(bytes);
-    if (!s) {
+    // A flip may turn the form bit: the state re-encodes in the form it was read in.
+    BitReader in(bytes);
+    const std::optional<OwnStateBits> read = read_own_state(in);
+    if (!read || in.finish() != BitReadError::kNone) {
       ++refused;
       continue;
     }
     ++decoded;
-    ASSERT_EQ(packed(*s), bytes) << round;
+    const wire::QuantizedVec* against = read->relative ? &reference : nullptr;
+    const auto s = resolve_own_state(*read, against);
+    ASSERT_TRUE(s.has_value()) << round;
+    ASSERT_EQ(packed(*s, against), bytes) << round;
   }
   EXPECT_GT(decoded, 1000);
   EXPECT_GT(refused, 100);
@@ -119,6 +191,7 @@ TEST(OwnStateCodec, ShortFormsWrittenLongAreRefused) {
   {
     BitWriter w;  // the up normal written as three explicit floats
     w.write_tiered(0, kOwnFlagTiers);
+    w.write_bits(0, 1);  // the position whole
     for (int i = 0; i < 3; ++i)
       w.write_bits(0, 32);
     for (int i = 0; i < 3; ++i)
@@ -135,6 +208,7 @@ TEST(OwnStateCodec, ShortFormsWrittenLongAreRefused) {
   {
     BitWriter w;  // a velocity component flagged non-zero with +0 bits, and normal form 3
     w.write_tiered(0, kOwnFlagTiers);
+    w.write_bits(0, 1);  // the position whole
     for (int i = 0; i < 3; ++i)
       w.write_bits(0, 32);
     w.write_bool(true);
@@ -150,11 +224,28 @@ TEST(OwnStateCodec, ShortFormsWrittenLongAreRefused) {
   {
     BitWriter w;
     w.write_tiered(0, kOwnFlagTiers);
+    w.write_bits(0, 1);  // the position whole
     for (int i = 0; i < 3; ++i)
       w.write_bits(0, 32);
     for (int i = 0; i < 3; ++i)
       w.write_bool(false);
     w.write_bits(3, 2);
+    w.write_tiered(0, kGroundIdTiers);
+    w.write_tiered(0, kGroundIdTiers);
+    BitReader in(w.bytes());
+    EXPECT_FALSE(read_own_state(in).has_value());
+  }
+  {
+    BitWriter w;  // a residual of 0 written in the 10-bit tier: not its shortest form
+    w.write_tiered(0, kOwnFlagTiers);
+    w.write_bits(1, 1);
+    w.write_bits(0b01, 2);  // selector of the second tier
+    w.write_bits(0, 10);
+    w.write_tiered_signed(0, kOwnResidualTiers);
+    w.write_tiered_signed(0, kOwnResidualTiers);
+    for (int i = 0; i < 3; ++i)
+      w.write_bool(false);
+    w.write_bits(kNormalZero, 2);
     w.write_tiered(0, kGroundIdTiers);
     w.write_tiered(0, kGroundIdTiers);
     BitReader in(w.bytes());
@@ -168,10 +259,15 @@ TEST(OwnStateCodec, TheWidestStateFillsTheReservedBoundExactly) {
   const float wide = std::bit_cast<float>(0x7f7fffffu);  // no field has a short form for it
   const wire::OwnState widest(wire::Vec3f(wide, wide, wide), wire::Vec3f(wide, wide, wide),
                               wire::Vec3f(wide, wide, wide), 0xffffffffu, 0x7ffffffe, 0xff);
-  EXPECT_EQ(packed(widest).size(), kMaxOwnStateBytes);
+  // Relative to a reference far from it, every residual takes the 32-bit tier.
+  const wire::QuantizedVec origin(0, 0, 0);
+  EXPECT_EQ(packed(widest, &origin).size(), kMaxOwnStateBytes);
+  EXPECT_LT(packed(widest).size(), kMaxOwnStateBytes);
   std::mt19937 rng(77);
-  for (int i = 0; i < 20000; ++i)
-    ASSERT_LE(packed(random_state(rng)).size(), kMaxOwnStateBytes);
+  for (int i = 0; i < 20000; ++i) {
+    const wire::QuantizedVec anywhere(std::int32_t(rng()), std::int32_t(rng()), std::int32_t(rng()));
+    ASSERT_LE(packed(random_state(rng), i % 2 ? &anywhere : nullptr).size(), kMaxOwnStateBytes);
+  }
 }
 
 }  // namespace

@@ -87,12 +87,16 @@ void read_server_frame_sections(const Fixture& f, const ServerFrameMessage& fram
     BitReader in(*frame.own);
     const std::optional<OwnStateBits> read = read_own_state(in);
     if (read && in.finish() == BitReadError::kNone) {
-      // A relative state re-encodes against the reference that resolves it; any reference does.
+      // A state re-encodes against the reference that resolves it (any one does), unless it holds a whole
+      // coordinate that the writer would send relative to that reference (then it is Malformed).
       const wire::QuantizedVec reference(16, -32, 48);
-      const std::optional<wire::OwnState> own = resolve_own_state(*read, &reference);
-      BitWriter again;
-      write_own_state(again, *own, read->relative ? &reference : nullptr);
-      require_same(again, *frame.own, "own state: a decoded state re-encodes differently");
+      const wire::QuantizedVec* against = read->any_relative() ? &reference : nullptr;
+      const ResolvedOwnState own = resolve_own_state(*read, against);
+      if (own.state) {
+        BitWriter again;
+        write_own_state(again, *own.state, against);
+        require_same(again, *frame.own, "own state: a decoded state re-encodes differently");
+      }
     }
   }
   if (frame.events) {

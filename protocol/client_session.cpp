@@ -214,8 +214,13 @@ bool ClientSession::on_server_frame(const ServerFrameMessage& frame, double now,
           [](const wire::EntityState& e, std::uint32_t id) { return e.id() < id; });
       if (it != state.end() && it->id() == frame.snapshot->own_entity) reference = &it->position();
     }
-    own = resolve_own_state(*own_bits, reference);
-    if (!own) ++counters_.own_states_unresolved;
+    ResolvedOwnState resolved = resolve_own_state(*own_bits, reference);
+    if (resolved.error != wire::ErrorCode::Ok) {
+      error = resolved.error;  // the snapshot and events stand; this state is not used
+    } else if (!resolved.state) {
+      ++counters_.own_states_unresolved;
+    }
+    own = std::move(resolved.state);
   }
   on_input_ack(frame.input_ack, own ? &*own : nullptr, now);
   if (events) receiver_.receive(*events);

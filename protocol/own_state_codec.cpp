@@ -11,8 +11,6 @@ namespace {
 
 constexpr unsigned kFloatBits = 32;
 constexpr unsigned kNormalFormBits = 2;
-constexpr unsigned kPositionWhole = 0;
-constexpr unsigned kPositionRelative = 1;
 
 std::uint32_t bits_of(float v) {
   return std::bit_cast<std::uint32_t>(v);
@@ -33,6 +31,10 @@ float apply_residual(float reference, std::int32_t residual) {
   return std::bit_cast<float>(bits_of(reference) + static_cast<std::uint32_t>(residual));
 }
 
+std::int32_t coordinate(const wire::QuantizedVec& v, int i) {
+  return i == 0 ? v.x() : i == 1 ? v.y() : v.z();
+}
+
 // -1 (no brush) -> 0, so the usual "none" costs one bit; a bijection on 32 bits.
 std::uint32_t brush_code(std::int32_t brush) {
   return static_cast<std::uint32_t>(brush) + 1u;
@@ -41,19 +43,26 @@ std::int32_t brush_of(std::uint32_t code) {
   return static_cast<std::int32_t>(code - 1u);
 }
 
+// Whether `residual` has the relative form: its zig-zag code fits the widest residual tier.
+bool fits_relative(std::int32_t residual) {
+  return zigzag_encode(residual) < kOwnResidualLimit;
+}
+
 }  // namespace
 
 void write_own_state(BitWriter& out, const wire::OwnState& own, const wire::QuantizedVec* reference) {
   out.write_tiered(own.flags(), kOwnFlagTiers);
   const float p[3] = {own.position().x(), own.position().y(), own.position().z()};
-  out.write_bits(reference != nullptr ? kPositionRelative : kPositionWhole, 1);
-  if (reference != nullptr) {
-    const std::int32_t q[3] = {reference->x(), reference->y(), reference->z()};
-    for (int i = 0; i < 3; ++i)
-      out.write_tiered_signed(residual_of(p[i], dequantize_coordinate(q[i])), kOwnResidualTiers);
-  } else {
-    for (const float c : p)
-      out.write_bits(bits_of(c), kFloatBits);
+  for (int i = 0; i < 3; ++i) {
+    const std::int32_t residual =
+        reference != nullptr ? residual_of(p[i], dequantize_coordinate(coordinate(*reference, i))) : 0;
+    const bool relative = reference != nullptr && fits_relative(residual);
+    out.write_bool(relative);
+    if (relative) {
+      out.write_tiered_signed(residual, kOwnResidualTiers);
+    } else {
+      out.write_bits(bits_of(p[i]), kFloatBits);
+    }
   }
   // A velocity component whose bits are all zero (+0) costs its flag alone.
   for (const float c : {own.velocity().x(), own.velocity().y(), own.velocity().z()}) {
@@ -78,17 +87,14 @@ std::optional<OwnStateBits> read_own_state(BitReader& in) {
   const std::uint64_t flags = in.read_tiered(kOwnFlagTiers);
   OwnStateBits out;
   float p[3] = {0, 0, 0}, v[3], n[3] = {0, 0, 0};
-  out.relative = in.read_bits(1) == kPositionRelative;
-  if (out.relative) {
-    for (std::int32_t& r : out.residual) {
-      const std::int64_t d = in.read_tiered_signed(kOwnResidualTiers);
-      if (d < std::numeric_limits<std::int32_t>::min() || d > std::numeric_limits<std::int32_t>::max())
-        return std::nullopt;
-      r = static_cast<std::int32_t>(d);
+  for (int i = 0; i < 3; ++i) {
+    out.relative[i] = in.read_bool();
+    if (out.relative[i]) {
+      // The tiers hold only codes below kOwnResidualLimit: every one is an int32.
+      out.residual[i] = static_cast<std::int32_t>(in.read_tiered_signed(kOwnResidualTiers));
+    } else {
+      p[i] = float_of(in.read_bits(kFloatBits));
     }
-  } else {
-    for (float& c : p)
-      c = float_of(in.read_bits(kFloatBits));
   }
   for (float& c : v) {
     c = 0;
@@ -120,15 +126,20 @@ std::optional<OwnStateBits> read_own_state(BitReader& in) {
   return out;
 }
 
-std::optional<wire::OwnState> resolve_own_state(const OwnStateBits& bits, const wire::QuantizedVec* reference) {
-  if (!bits.relative) return bits.state;
-  if (reference == nullptr) return std::nullopt;
+ResolvedOwnState resolve_own_state(const OwnStateBits& bits, const wire::QuantizedVec* reference) {
   const wire::OwnState& s = bits.state;
-  const wire::Vec3f position(apply_residual(dequantize_coordinate(reference->x()), bits.residual[0]),
-                             apply_residual(dequantize_coordinate(reference->y()), bits.residual[1]),
-                             apply_residual(dequantize_coordinate(reference->z()), bits.residual[2]));
-  return wire::OwnState(position, s.velocity(), s.ground_normal(), s.ground_entity(), s.ground_brush(),
-                        s.flags());
+  float p[3] = {s.position().x(), s.position().y(), s.position().z()};
+  for (int i = 0; i < 3; ++i) {
+    if (bits.relative[i]) {
+      if (reference == nullptr) return {};  // the frame's snapshot is not held: unresolved
+      p[i] = apply_residual(dequantize_coordinate(coordinate(*reference, i)), bits.residual[i]);
+    } else if (reference != nullptr &&
+               fits_relative(residual_of(p[i], dequantize_coordinate(coordinate(*reference, i))))) {
+      return {wire::ErrorCode::Malformed, std::nullopt};  // a writer sends this one relative
+    }
+  }
+  return {wire::ErrorCode::Ok, wire::OwnState(wire::Vec3f(p[0], p[1], p[2]), s.velocity(), s.ground_normal(),
+                                              s.ground_entity(), s.ground_brush(), s.flags())};
 }
 
 }  // namespace shiftcast

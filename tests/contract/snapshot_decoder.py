@@ -47,7 +47,7 @@ PLAYER = 0
 # The document's "Own state" table.
 OWN_FLAGS = (2, 8)
 GROUND_ID = (0, 8, 16, 32)
-OWN_RESIDUAL = (8, 10, 12, 14, 32)
+OWN_RESIDUAL = (8, 10, 12, 14, 16, 20)
 
 # The document's baseline for the entity block vector: id -> (kind, flags, yaw, x, y, z), in quanta.
 BASELINE = {1: (0, 0, 0, 0, 0, 0), 2: (1, 0, 100, 16, 32, 0), 3: (2, 1, 0, -5, 0, 7)}
@@ -218,20 +218,24 @@ def float_bits(x):
 
 
 def decode_own(data, reference):
-    """The own state ("Own state"); the position's float bit patterns, rebuilt from `reference` (the own
-    entity's position in quanta in the frame's snapshot) when the section is relative."""
+    """The own state ("Own state"); the position's float bit patterns, a relative coordinate rebuilt from
+    `reference` (the own entity's position in quanta in the frame's snapshot)."""
     b = Bits(data)
     flags = b.t(OWN_FLAGS)
-    if b.u(1):
-        if reference is None:
-            raise Malformed("a relative own state without its snapshot's own entity")
-        position = []
-        for q, r in zip(reference, [b.ts(OWN_RESIDUAL) for _ in range(3)]):
-            if not -2**31 <= r < 2**31:
-                raise Malformed("residual")
-            position.append((float_bits(q / 16) + r) % 2**32)
-    else:
-        position = [b.u(32) for _ in range(3)]
+    position = []
+    for i in range(3):
+        if b.u(1):  # relative
+            if reference is None:
+                raise Refused("a relative coordinate without its snapshot's own entity")
+            position.append((float_bits(reference[i] / 16) + b.ts(OWN_RESIDUAL)) % 2**32)
+        else:
+            whole = b.u(32)
+            if reference is not None:
+                r = (whole - float_bits(reference[i] / 16)) % 2**32
+                r = r - 2**32 if r >= 2**31 else r
+                if (2 * r if r >= 0 else -2 * r - 1) < 2**20:
+                    raise Malformed("a whole coordinate whose residual fits the relative form")
+            position.append(whole)
     for _ in range(3):  # velocity: a non-zero flag, then the pattern, never +0
         if b.u(1) and b.u(32) == 0:
             raise Malformed("+0 velocity in its long form")

@@ -68,8 +68,9 @@ std::optional<wire::OwnState> unpacked(const std::vector<std::uint8_t>& bytes,
   BitReader in(bytes);
   std::optional<OwnStateBits> s = read_own_state(in);
   if (!s || in.finish() != BitReadError::kNone) return std::nullopt;
-  EXPECT_EQ(s->relative, reference != nullptr);
-  return resolve_own_state(*s, reference);
+  const ResolvedOwnState resolved = resolve_own_state(*s, reference);
+  EXPECT_EQ(resolved.error, wire::ErrorCode::Ok);
+  return resolved.state;
 }
 
 // The quantized position of `p` (what the snapshot's own entity holds), moved by up to `off` quanta.
@@ -107,51 +108,101 @@ TEST(OwnStateCodec, ARelativeStateResolvesOnlyAgainstItsSnapshot) {
   BitReader in(bytes);
   const std::optional<OwnStateBits> read = read_own_state(in);
   ASSERT_TRUE(read.has_value());
-  EXPECT_TRUE(read->relative);
-  EXPECT_FALSE(resolve_own_state(*read, nullptr).has_value());
-  const auto resolved = resolve_own_state(*read, &reference);
-  ASSERT_TRUE(resolved.has_value());
-  EXPECT_TRUE(identical(*resolved, s));
+  EXPECT_TRUE(read->relative[0] && read->relative[1] && read->relative[2]);
+  const ResolvedOwnState unresolved = resolve_own_state(*read, nullptr);
+  EXPECT_EQ(unresolved.error, wire::ErrorCode::Ok);
+  EXPECT_FALSE(unresolved.state.has_value());
+  const ResolvedOwnState resolved = resolve_own_state(*read, &reference);
+  ASSERT_TRUE(resolved.state.has_value());
+  EXPECT_TRUE(identical(*resolved.state, s));
   // Against another reference it resolves to another position, exactly as far off in float patterns.
   const wire::QuantizedVec other(reference.x() + 1, reference.y(), reference.z());
-  const auto moved = resolve_own_state(*read, &other);
-  ASSERT_TRUE(moved.has_value());
-  EXPECT_EQ(moved->position().x(), 100.5f + 1.0f / 16);
+  const ResolvedOwnState moved = resolve_own_state(*read, &other);
+  ASSERT_TRUE(moved.state.has_value());
+  EXPECT_EQ(moved.state->position().x(), 100.5f + 1.0f / 16);
+}
+
+// Which form a coordinate takes is fixed: relative exactly when its residual fits the tiers. Near the
+// origin floats are dense, so a coordinate of a few thousandths of a unit goes whole; and a whole
+// coordinate that would have fitted is refused once the reference is known (one encoding per state).
+TEST(OwnStateCodec, ACoordinateIsRelativeExactlyWhenItsResidualFits) {
+  const wire::OwnState s(wire::Vec3f(1500.3f, 0.001f, -0.0f), wire::Vec3f(0, 0, 0), wire::Vec3f(0, 0, 0), 0,
+                         -1, 0);
+  const wire::QuantizedVec reference = quantize_position(s.position());  // (24005, 0, 0)
+  const std::vector<std::uint8_t> bytes = packed(s, &reference);
+  BitReader in(bytes);
+  const std::optional<OwnStateBits> read = read_own_state(in);
+  ASSERT_TRUE(read.has_value());
+  // 0.001 is 0x3a83126f, about 2^30 patterns from +0; -0 is 2^31 from it: both whole.
+  EXPECT_TRUE(read->relative[0]);
+  EXPECT_FALSE(read->relative[1]);
+  EXPECT_FALSE(read->relative[2]);
+  const auto back = unpacked(bytes, &reference);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_TRUE(identical(*back, s));
+  // The same state written whole throughout, read against the reference: x would have fitted.
+  const std::vector<std::uint8_t> whole_bytes = packed(s);
+  BitReader whole(whole_bytes);
+  const std::optional<OwnStateBits> whole_read = read_own_state(whole);
+  ASSERT_TRUE(whole_read.has_value());
+  EXPECT_EQ(resolve_own_state(*whole_read, &reference).error, wire::ErrorCode::Malformed);
+  EXPECT_TRUE(resolve_own_state(*whole_read, nullptr).state.has_value());
 }
 
 // Closed form of the residual: a coordinate c in [2^k, 2^(k+1)) units and its reference (quanta / 16,
-// within half a quantum, so in the same binade) are (c - reference) / 2^(k - 23) float patterns apart,
+// within half a quantum, so in the same binade when c stays below 1.9 x 2^k) are (c - reference) / 2^(k - 23) float patterns apart,
 // at most 2^(18 - k); its zig-zag code takes the narrowest tier of kOwnResidualTiers that holds it.
 TEST(OwnStateCodec, APositionNearItsQuantumCostsTheClosedFormBits) {
   std::mt19937 rng(50);
-  const auto tier_cost = [](std::uint64_t code) {
+  // A form bit, then the narrowest tier (its selector and width), or 32 bits whole when none holds it.
+  const auto coordinate_cost = [](std::uint64_t code) {
     for (std::size_t t = 0; t < kOwnResidualTiers.size(); ++t) {
-      if (kOwnResidualTiers[t] == 64 || code < (std::uint64_t{1} << kOwnResidualTiers[t]))
-        return kOwnResidualTiers[t] + t + (t + 1 < kOwnResidualTiers.size() ? 1 : 0);
+      if (code < (std::uint64_t{1} << kOwnResidualTiers[t]))
+        return 1 + kOwnResidualTiers[t] + t + (t + 1 < kOwnResidualTiers.size() ? 1 : 0);
     }
-    return std::size_t{0};
+    return std::size_t{33};
   };
-  for (int k = 4; k <= 12; ++k) {
+  for (int k = 0; k <= 12; ++k) {
     for (int round = 0; round < 200; ++round) {
       float c[3];
       for (float& v : c) {
-        const float m = std::ldexp(1.0f, k) * std::uniform_real_distribution<float>(1.0f, 1.99f)(rng);
+        const float m = std::ldexp(1.0f, k) * std::uniform_real_distribution<float>(1.0f, 1.9f)(rng);
         v = rng() % 2 ? m : -m;
       }
       const wire::OwnState s(wire::Vec3f(c[0], c[1], c[2]), wire::Vec3f(0, 0, 0), wire::Vec3f(0, 0, 0), 0, -1, 0);
       const wire::QuantizedVec reference = quantize_position(s.position());
       const std::int32_t q[3] = {reference.x(), reference.y(), reference.z()};
-      std::size_t bits = 2 + 1 + 3 + 2 + 1 + 1;  // flags, form, three zero velocities, normal, two ids
+      std::size_t bits = 3 + 3 + 2 + 1 + 1;  // flags, three zero velocities, normal, two ids
       for (int i = 0; i < 3; ++i) {
         const double patterns = (double(c[i]) - double(q[i]) / 16) / std::ldexp(1.0, k - 23);
         const auto r = static_cast<std::int64_t>(c[i] < 0 ? -patterns : patterns);  // bits grow with |c|
         ASSERT_LE(std::abs(r), std::int64_t{1} << (18 - k));
-        bits += tier_cost(r < 0 ? std::uint64_t(-2 * r - 1) : std::uint64_t(2 * r));
+        bits += coordinate_cost(r < 0 ? std::uint64_t(-2 * r - 1) : std::uint64_t(2 * r));
       }
-      ASSERT_EQ(packed(s, &reference).size(), (bits + 7) / 8) << "k " << k << " c " << c[0];
-      ASSERT_LT(packed(s, &reference).size(), packed(s).size());
+      BitWriter relative, whole;
+      write_own_state(relative, s, &reference);
+      write_own_state(whole, s);
+      ASSERT_EQ(relative.bit_count(), bits) << "k " << k << " c " << c[0] << " " << c[1] << " " << c[2];
+      ASSERT_EQ(whole.bit_count(), 3u + 3 * 33 + 3 + 2 + 1 + 1);
+      ASSERT_LT(relative.bit_count(), whole.bit_count()) << k;
     }
   }
+}
+
+TEST(OwnStateCodec, APlayerRunningOnFlatGroundTakesUnderHalfTheOldStruct) {
+  // On ground, moving in the plane, no platform, on a brush: flags, position, two velocity components,
+  // "up", no entity, a brush id under 255.
+  const wire::OwnState running(wire::Vec3f(100.5f, -20.25f, 24), wire::Vec3f(320, -12.5f, 0),
+                               wire::Vec3f(0, 0, 1), 0, 17, 1);
+  const std::size_t bytes = packed(running).size();
+  EXPECT_LE(bytes, 23u);  // 3 + 3 x 33 + 33 + 33 + 1 + 2 + 1 + 10 = 182 bits
+  EXPECT_LT(bytes * 2, sizeof(wire::OwnState));
+  // Relative to the snapshot's own entity, on its quanta: a residual of 0 costs 1 + 9 bits (182 - 99 + 30).
+  const wire::QuantizedVec on_quantum = quantize_position(running.position());
+  EXPECT_EQ(packed(running, &on_quantum).size(), (182u - 99 + 30 + 7) / 8);
+  // In the air: zero normal, no brush.
+  const wire::OwnState flying(wire::Vec3f(1, 2, 3), wire::Vec3f(0, 0, -200), wire::Vec3f(0, 0, 0), 0, -1, 0);
+  EXPECT_EQ(packed(flying).size(), (3u + 99 + 1 + 1 + 33 + 2 + 1 + 1 + 7) / 8);
 }
 
 TEST(OwnStateCodec, UntrustedBitsDecodeToTheirOneEncodingOrAreRefused) {
@@ -177,11 +228,17 @@ TEST(OwnStateCodec, UntrustedBitsDecodeToTheirOneEncodingOrAreRefused) {
       ++refused;
       continue;
     }
+    // Read against the reference when a coordinate is relative: a whole one that would have fitted is
+    // refused then; what resolves re-encodes to these very bytes.
+    const wire::QuantizedVec* against = read->any_relative() ? &reference : nullptr;
+    const ResolvedOwnState s = resolve_own_state(*read, against);
+    if (!s.state) {
+      ASSERT_EQ(s.error, wire::ErrorCode::Malformed) << round;
+      ++refused;
+      continue;
+    }
     ++decoded;
-    const wire::QuantizedVec* against = read->relative ? &reference : nullptr;
-    const auto s = resolve_own_state(*read, against);
-    ASSERT_TRUE(s.has_value()) << round;
-    ASSERT_EQ(packed(*s, against), bytes) << round;
+    ASSERT_EQ(packed(*s.state, against), bytes) << round;
   }
   EXPECT_GT(decoded, 1000);
   EXPECT_GT(refused, 100);
@@ -191,9 +248,10 @@ TEST(OwnStateCodec, ShortFormsWrittenLongAreRefused) {
   {
     BitWriter w;  // the up normal written as three explicit floats
     w.write_tiered(0, kOwnFlagTiers);
-    w.write_bits(0, 1);  // the position whole
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < 3; ++i) {
+      w.write_bool(false);  // the coordinate whole
       w.write_bits(0, 32);
+    }
     for (int i = 0; i < 3; ++i)
       w.write_bool(false);
     w.write_bits(kNormalExplicit, 2);
@@ -208,9 +266,10 @@ TEST(OwnStateCodec, ShortFormsWrittenLongAreRefused) {
   {
     BitWriter w;  // a velocity component flagged non-zero with +0 bits, and normal form 3
     w.write_tiered(0, kOwnFlagTiers);
-    w.write_bits(0, 1);  // the position whole
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < 3; ++i) {
+      w.write_bool(false);  // the coordinate whole
       w.write_bits(0, 32);
+    }
     w.write_bool(true);
     w.write_bits(0, 32);
     w.write_bool(false);
@@ -224,9 +283,10 @@ TEST(OwnStateCodec, ShortFormsWrittenLongAreRefused) {
   {
     BitWriter w;
     w.write_tiered(0, kOwnFlagTiers);
-    w.write_bits(0, 1);  // the position whole
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < 3; ++i) {
+      w.write_bool(false);  // the coordinate whole
       w.write_bits(0, 32);
+    }
     for (int i = 0; i < 3; ++i)
       w.write_bool(false);
     w.write_bits(3, 2);
@@ -238,11 +298,13 @@ TEST(OwnStateCodec, ShortFormsWrittenLongAreRefused) {
   {
     BitWriter w;  // a residual of 0 written in the 10-bit tier: not its shortest form
     w.write_tiered(0, kOwnFlagTiers);
-    w.write_bits(1, 1);
+    w.write_bool(true);
     w.write_bits(0b01, 2);  // selector of the second tier
     w.write_bits(0, 10);
-    w.write_tiered_signed(0, kOwnResidualTiers);
-    w.write_tiered_signed(0, kOwnResidualTiers);
+    for (int i = 0; i < 2; ++i) {
+      w.write_bool(true);
+      w.write_tiered_signed(0, kOwnResidualTiers);
+    }
     for (int i = 0; i < 3; ++i)
       w.write_bool(false);
     w.write_bits(kNormalZero, 2);
@@ -259,13 +321,13 @@ TEST(OwnStateCodec, TheWidestStateFillsTheReservedBoundExactly) {
   const float wide = std::bit_cast<float>(0x7f7fffffu);  // no field has a short form for it
   const wire::OwnState widest(wire::Vec3f(wide, wide, wide), wire::Vec3f(wide, wide, wide),
                               wire::Vec3f(wide, wide, wide), 0xffffffffu, 0x7ffffffe, 0xff);
-  // Relative to a reference far from it, every residual takes the 32-bit tier.
+  EXPECT_EQ(packed(widest).size(), kMaxOwnStateBytes);
+  // Relative to a reference far from it, every coordinate goes whole: the same size.
   const wire::QuantizedVec origin(0, 0, 0);
   EXPECT_EQ(packed(widest, &origin).size(), kMaxOwnStateBytes);
-  EXPECT_LT(packed(widest).size(), kMaxOwnStateBytes);
   std::mt19937 rng(77);
   for (int i = 0; i < 20000; ++i) {
-    const wire::QuantizedVec anywhere(std::int32_t(rng()), std::int32_t(rng()), std::int32_t(rng()));
+    const wire::QuantizedVec anywhere{std::int32_t(rng()), std::int32_t(rng()), std::int32_t(rng())};
     ASSERT_LE(packed(random_state(rng), i % 2 ? &anywhere : nullptr).size(), kMaxOwnStateBytes);
   }
 }

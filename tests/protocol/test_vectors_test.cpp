@@ -388,9 +388,9 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
   const std::optional<OwnStateBits> frame_own = read_own_state(frame_own_bits);
   ASSERT_TRUE(frame_own.has_value());
   EXPECT_EQ(frame_own_bits.finish(), BitReadError::kNone);
-  EXPECT_TRUE(frame_own->relative);
+  EXPECT_TRUE(frame_own->relative[0] && frame_own->relative[1] && frame_own->relative[2]);
   const wire::QuantizedVec own_quanta = applied.state[2].position();
-  const std::optional<wire::OwnState> resolved = resolve_own_state(*frame_own, &own_quanta);
+  const std::optional<wire::OwnState> resolved = resolve_own_state(*frame_own, &own_quanta).state;
   ASSERT_TRUE(resolved.has_value());
   EXPECT_EQ(resolved->position().x(), 62.51f);
   EXPECT_EQ(resolved->position().y(), -125.02f);
@@ -452,7 +452,7 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
   BitReader own_bits(doc_["own_state"]);
   const std::optional<OwnStateBits> own_read = read_own_state(own_bits);
   ASSERT_TRUE(own_read.has_value());
-  const std::optional<wire::OwnState> own = resolve_own_state(*own_read, nullptr);
+  const std::optional<wire::OwnState> own = resolve_own_state(*own_read, nullptr).state;
   ASSERT_TRUE(own.has_value());
   EXPECT_EQ(own_bits.finish(), BitReadError::kNone);
   EXPECT_EQ(own->position().x(), 100.5f);

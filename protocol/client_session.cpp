@@ -209,9 +209,9 @@ bool ClientSession::on_server_frame(const ServerFrameMessage& frame, double now,
     const auto held = frame.snapshot ? history_.find(frame.tick) : history_.end();
     if (held != history_.end()) {
       const SnapshotState& state = *held->second.state;
-      const auto it = std::lower_bound(
-          state.begin(), state.end(), frame.snapshot->own_entity,
-          [](const wire::EntityState& e, std::uint32_t id) { return e.id() < id; });
+      const auto it =
+          std::lower_bound(state.begin(), state.end(), frame.snapshot->own_entity,
+                           [](const wire::EntityState& e, std::uint32_t id) { return e.id() < id; });
       if (it != state.end() && it->id() == frame.snapshot->own_entity) reference = &it->position();
     }
     ResolvedOwnState resolved = resolve_own_state(*own_bits, reference);

@@ -60,7 +60,7 @@ struct ClientCounters {
   std::uint64_t packets_accepted = 0;  // authentic, new, and well formed
   std::uint64_t datagrams_out = 0;
   std::uint64_t snapshots_received = 0;
-  std::uint64_t snapshots_skipped = 0;     // baseline no longer (or never) held
+  std::uint64_t snapshots_skipped = 0;  // baseline no longer (or never) held
   // An own state relative to a snapshot that was not applied (or held no own entity): not used.
   std::uint64_t own_states_unresolved = 0;
   std::uint64_t snapshots_incomplete = 0;  // applied, but the server had more changes than room

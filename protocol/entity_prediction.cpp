@@ -53,7 +53,8 @@ wire::EntityState predict_entity(const wire::EntityState& b, const wire::EntityS
   // In the entity's own yaw steps (a player's 1/2048 turn), so a player's prediction is one it can hold.
   const unsigned shift = yaw_shift(b.kind());
   const std::int64_t turn = divide_rounded(wrap_steps(a->yaw(), b.yaw(), shift) * ahead, span);
-  const std::uint64_t steps = static_cast<std::uint64_t>((b.yaw() >> shift) + turn) & ((1u << (16 - shift)) - 1);
+  const std::uint64_t steps =
+      static_cast<std::uint64_t>((b.yaw() >> shift) + turn) & ((1u << (16 - shift)) - 1);
   const auto yaw = static_cast<std::uint16_t>(steps << shift);
   return wire::EntityState(b.id(), b.kind(), b.flags(), yaw, wire::QuantizedVec(*x, *y, *z));
 }

@@ -49,12 +49,13 @@ inline constexpr std::size_t kMaxOwnStateBytes = (9 + 3 * 33 + 99 + 98 + 2 * 35 
 // Writes `own`; with a `reference` (the own entity's quantized position in the frame's snapshot, as the
 // client holds it once it applied that snapshot) each coordinate whose residual fits goes relative to
 // it, the others whole; without one every coordinate goes whole.
-void write_own_state(BitWriter& out, const wire::OwnState& own, const wire::QuantizedVec* reference = nullptr);
+void write_own_state(BitWriter& out, const wire::OwnState& own,
+                     const wire::QuantizedVec* reference = nullptr);
 
 // The own section as read, before the snapshot it may refer to is known.
 struct OwnStateBits {
-  wire::OwnState state;                   // a relative coordinate of the position is +0 here
-  std::array<bool, 3> relative{};         // which coordinates are residuals against the snapshot's own entity
+  wire::OwnState state;            // a relative coordinate of the position is +0 here
+  std::array<bool, 3> relative{};  // which coordinates are residuals against the snapshot's own entity
   std::array<std::int32_t, 3> residual{};
   bool any_relative() const { return relative[0] || relative[1] || relative[2]; }
 };

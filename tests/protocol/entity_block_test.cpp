@@ -173,9 +173,10 @@ TEST(EntityBlock, ChangeBitsOverNoChangeAndHugeCountsAreMalformed) {
 TEST(EntityBlock, APlayersYawTravelsIn2048thsOfATurn) {
   const SnapshotState baseline = {wire::EntityState(1, 0, 0, 32 * 100, wire::QuantizedVec(0, 0, 0)),
                                   wire::EntityState(2, 2, 0, 1234, wire::QuantizedVec(0, 0, 0))};
-  const SnapshotState world = {wire::EntityState(1, 0, 0, 32 * 97, wire::QuantizedVec(0, 0, 0)),   // -3 steps
-                               wire::EntityState(2, 0, 0, 32 * 38, wire::QuantizedVec(0, 0, 0)),   // now a player
-                               wire::EntityState(3, 0, 0, 65504, wire::QuantizedVec(0, 0, 0))};   // new: 2047
+  const SnapshotState world = {
+      wire::EntityState(1, 0, 0, 32 * 97, wire::QuantizedVec(0, 0, 0)),  // -3 steps
+      wire::EntityState(2, 0, 0, 32 * 38, wire::QuantizedVec(0, 0, 0)),  // now a player
+      wire::EntityState(3, 0, 0, 65504, wire::QuantizedVec(0, 0, 0))};   // new: 2047
   const SnapshotDelta d = encode_delta(baseline, world, {}, 1u << 20);
   ASSERT_EQ(d.changed.size(), 3u);
   // Entity 1: 3 change bits and dyaw -3 (zig-zag 5, the 5-bit tier: 1 + 5); entity 3: kind 3 bits (a

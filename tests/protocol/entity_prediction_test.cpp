@@ -68,10 +68,12 @@ wire::EntityState reference_predict(const wire::EntityState& b, const wire::Enti
   }
   std::int64_t yaw = 0;
   if (b.kind() == 0) {  // a player: in 1/2048 turns
-    const std::int64_t steps = (b.yaw() / 32 + reference_round(reference_player_turn(a->yaw(), b.yaw()) * ahead, span));
+    const std::int64_t steps =
+        (b.yaw() / 32 + reference_round(reference_player_turn(a->yaw(), b.yaw()) * ahead, span));
     yaw = ((steps % 2048 + 2048) % 2048) * 32;
   } else {
-    yaw = ((b.yaw() + reference_round(reference_turn(a->yaw(), b.yaw()) * ahead, span)) % 65536 + 65536) % 65536;
+    yaw = ((b.yaw() + reference_round(reference_turn(a->yaw(), b.yaw()) * ahead, span)) % 65536 + 65536) %
+          65536;
   }
   return entity(b.id(), static_cast<std::int32_t>(p[0]), static_cast<std::int32_t>(p[1]),
                 static_cast<std::int32_t>(p[2]), static_cast<std::uint16_t>(yaw), b.flags(), b.kind());

@@ -150,8 +150,9 @@ TEST(OwnStateCodec, ACoordinateIsRelativeExactlyWhenItsResidualFits) {
 }
 
 // Closed form of the residual: a coordinate c in [2^k, 2^(k+1)) units and its reference (quanta / 16,
-// within half a quantum, so in the same binade when c stays below 1.9 x 2^k) are (c - reference) / 2^(k - 23) float patterns apart,
-// at most 2^(18 - k); its zig-zag code takes the narrowest tier of kOwnResidualTiers that holds it.
+// within half a quantum, so in the same binade when c stays below 1.9 x 2^k) are (c - reference) / 2^(k - 23)
+// float patterns apart, at most 2^(18 - k); its zig-zag code takes the narrowest tier of kOwnResidualTiers
+// that holds it.
 TEST(OwnStateCodec, APositionNearItsQuantumCostsTheClosedFormBits) {
   std::mt19937 rng(50);
   // A form bit, then the narrowest tier (its selector and width), or 32 bits whole when none holds it.
@@ -169,7 +170,8 @@ TEST(OwnStateCodec, APositionNearItsQuantumCostsTheClosedFormBits) {
         const float m = std::ldexp(1.0f, k) * std::uniform_real_distribution<float>(1.0f, 1.9f)(rng);
         v = rng() % 2 ? m : -m;
       }
-      const wire::OwnState s(wire::Vec3f(c[0], c[1], c[2]), wire::Vec3f(0, 0, 0), wire::Vec3f(0, 0, 0), 0, -1, 0);
+      const wire::OwnState s(wire::Vec3f(c[0], c[1], c[2]), wire::Vec3f(0, 0, 0), wire::Vec3f(0, 0, 0), 0, -1,
+                             0);
       const wire::QuantizedVec reference = quantize_position(s.position());
       const std::int32_t q[3] = {reference.x(), reference.y(), reference.z()};
       std::size_t bits = 3 + 3 + 2 + 1 + 1;  // flags, three zero velocities, normal, two ids

@@ -106,7 +106,8 @@ TEST(SnapshotDelta, APlayersYawIsQuantizedTo2048thsOfATurn) {
     const float y = yaw(rng);
     const std::uint16_t held = quantize_entity_yaw(y, kEntityKindPlayer);
     ASSERT_EQ(held % 32, 0) << y;
-    const double error = std::remainder(dequantize_yaw(held) - static_cast<double>(y), 2.0 * std::numbers::pi);
+    const double error =
+        std::remainder(dequantize_yaw(held) - static_cast<double>(y), 2.0 * std::numbers::pi);
     ASSERT_LE(std::abs(error), 32 * kYawStep / 2 + kYawFloatSlack) << y;
     ASSERT_EQ(quantize_entity_yaw(y, 2), quantize_yaw(y));
     ASSERT_EQ(quantize_entity_yaw(y, 1), quantize_yaw(y));

@@ -3,8 +3,8 @@
 // ```hex block. When a change to the wire is intended, the failure message prints the new hex to paste.
 #include <gtest/gtest.h>
 
-#include <bit>
 #include <sodium.h>
+#include <bit>
 
 #include <cctype>
 #include <cstdio>

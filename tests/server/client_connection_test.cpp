@@ -332,9 +332,10 @@ TEST(ClientConnection, AStraightRunnerCostsNothingOnceTwoSnapshotsWereAcknowledg
   ClientConnection& c = p.connection();
   const auto world = [](std::uint64_t tick, std::uint64_t stop) {
     const auto t = static_cast<std::int32_t>(std::min(tick, stop));
-    return SnapshotState{wire::EntityState(kOwnEntity, 0, 0, 0, wire::QuantizedVec(0, 0, 0)),
-                         wire::EntityState(2, 0, 0, static_cast<std::uint16_t>(64992 + 256 * t),  // a player's
-                                           wire::QuantizedVec(-3000 + 80 * t, 500 - 37 * t, 24))};
+    return SnapshotState{
+        wire::EntityState(kOwnEntity, 0, 0, 0, wire::QuantizedVec(0, 0, 0)),
+        wire::EntityState(2, 0, 0, static_cast<std::uint16_t>(64992 + 256 * t),  // a player's
+                          wire::QuantizedVec(-3000 + 80 * t, 500 - 37 * t, 24))};
   };
   constexpr std::uint64_t kStop = 12;
   std::vector<std::size_t> block_bytes;

@@ -14,7 +14,7 @@ constexpr std::int64_t kMaxCoordinate = std::numeric_limits<std::int32_t>::max()
 // The fewest bits a removed id (its gap) and a changed entity (gap and three change bits) can take: a
 // count larger than the bits left over these is a lie, refused before anything is allocated for it.
 constexpr std::size_t kMinRemovedBits = 1;
-constexpr std::size_t kMinChangedBits = 4;
+constexpr std::size_t kMinChangedBits = 2;
 
 std::uint64_t gap(std::int64_t previous, std::uint32_t id) {
   return static_cast<std::uint64_t>(std::int64_t{id} - previous - 1);
@@ -35,8 +35,9 @@ std::uint16_t turn_yaw(std::uint16_t from, std::int64_t steps, unsigned shift) {
   return static_cast<std::uint16_t>(unit << shift);
 }
 
-const std::array<unsigned, 3>& yaw_delta_tiers(unsigned shift) {
-  return shift == 0 ? kYawDeltaTiers : kPlayerYawDeltaTiers;
+std::span<const unsigned> yaw_delta_tiers(unsigned shift) {
+  if (shift == 0) return kYawDeltaTiers;
+  return kPlayerYawDeltaTiers;
 }
 
 std::int64_t coordinate_delta(std::int32_t from, std::int32_t to) {
@@ -53,6 +54,36 @@ const wire::EntityState* find(std::span<const wire::EntityState> baseline, std::
   return it != baseline.end() && it->id() == id ? &*it : nullptr;
 }
 
+// What a delta changes. The change code (protocol version 6) is prefix-free, the commonest first: `1`
+// position and yaw, `01` position, `001` yaw, `0001` kind/flags (the two fields, then a position bit and
+// a yaw bit follow), `0000` nothing (only when the baseline held a player's yaw between its steps).
+struct Changes {
+  bool kind_flags = false;
+  bool position = false;
+  bool yaw = false;
+};
+
+void write_change_code(BitWriter& out, const Changes& c) {
+  if (c.kind_flags) {
+    out.write_bits(0b1000, 4);  // 0, 0, 0, 1 in stream order
+  } else if (c.position && c.yaw) {
+    out.write_bool(true);
+  } else if (c.position) {
+    out.write_bits(0b10, 2);
+  } else if (c.yaw) {
+    out.write_bits(0b100, 3);
+  } else {
+    out.write_bits(0, 4);
+  }
+}
+
+// The change code's bits, the kind/flags case's two trailing bits included (not its fields).
+std::size_t change_code_bits(const Changes& c) {
+  if (c.kind_flags) return 4 + 2;
+  if (c.position) return c.yaw ? 1 : 2;
+  return c.yaw ? 3 : 4;
+}
+
 void write_entry(BitWriter& out, const wire::EntityState* base, const wire::EntityState& now) {
   const unsigned shift = yaw_shift(now.kind());
   if (base == nullptr) {
@@ -63,22 +94,22 @@ void write_entry(BitWriter& out, const wire::EntityState* base, const wire::Enti
       out.write_tiered_signed(c, kPositionTiers);
     return;
   }
-  // Kind first: it says in which steps the yaw travels.
+  // The change code first (kind first when it changed: it says in which steps the yaw travels).
   const bool kind_flags = base->kind() != now.kind() || base->flags() != now.flags();
-  out.write_bool(kind_flags);
+  const bool position = !same_position(base->position(), now.position());
+  const std::int64_t turn = yaw_delta(base->yaw(), now.yaw(), shift);
+  write_change_code(out, {kind_flags, position, turn != 0});
   if (kind_flags) {
     out.write_tiered(now.kind(), kKindTiers);
     out.write_tiered(now.flags(), kFlagTiers);
+    out.write_bool(position);
+    out.write_bool(turn != 0);
   }
-  const bool position = !same_position(base->position(), now.position());
-  out.write_bool(position);
   if (position) {
     out.write_tiered_signed(coordinate_delta(base->position().x(), now.position().x()), kPositionDeltaTiers);
     out.write_tiered_signed(coordinate_delta(base->position().y(), now.position().y()), kPositionDeltaTiers);
     out.write_tiered_signed(coordinate_delta(base->position().z(), now.position().z()), kPositionDeltaTiers);
   }
-  const std::int64_t turn = yaw_delta(base->yaw(), now.yaw(), shift);
-  out.write_bool(turn != 0);
   if (turn != 0) out.write_tiered_signed(turn, yaw_delta_tiers(shift));
 }
 
@@ -107,13 +138,25 @@ bool read_entry(BitReader& in, const wire::EntityState* base, std::uint32_t id, 
   }
   // A change bit over no change is not something a conforming writer sends: refused, so every state has
   // exactly one encoding.
-  std::uint8_t kind = base->kind(), flags = base->flags();
+  Changes c;
   if (in.read_bool()) {
+    c.position = c.yaw = true;
+  } else if (in.read_bool()) {
+    c.position = true;
+  } else if (in.read_bool()) {
+    c.yaw = true;
+  } else {
+    c.kind_flags = in.read_bool();
+  }
+  std::uint8_t kind = base->kind(), flags = base->flags();
+  if (c.kind_flags) {
     if (!read_byte(in, kKindTiers, kind) || !read_byte(in, kFlagTiers, flags)) return false;
     if (kind == base->kind() && flags == base->flags() && in.ok()) return false;
+    c.position = in.read_bool();
+    c.yaw = in.read_bool();
   }
   std::array<std::int32_t, 3> p = {base->position().x(), base->position().y(), base->position().z()};
-  if (in.read_bool()) {
+  if (c.position) {
     bool moved = false;
     for (std::int32_t& c : p) {
       const std::int64_t d = in.read_tiered_signed(kPositionDeltaTiers);
@@ -127,7 +170,7 @@ bool read_entry(BitReader& in, const wire::EntityState* base, std::uint32_t id, 
   // The yaw in the (new) kind's steps: a player's low bits come out zero whatever the baseline held.
   const unsigned shift = yaw_shift(kind);
   std::int64_t turn = 0;
-  if (in.read_bool()) {
+  if (c.yaw) {
     turn = in.read_tiered_signed(yaw_delta_tiers(shift));
     const std::int64_t half = std::int64_t{1} << (15 - shift);
     if (turn < -half || turn >= half) return false;
@@ -166,11 +209,11 @@ std::size_t entity_entry_bits(const wire::EntityState* base, const wire::EntityS
            tiered_bits(zigzag_encode(now.position().y()), kPositionTiers) +
            tiered_bits(zigzag_encode(now.position().z()), kPositionTiers);
   }
-  std::size_t bits = 3;
-  if (base->kind() != now.kind() || base->flags() != now.flags()) {
-    bits += tiered_bits(now.kind(), kKindTiers) + tiered_bits(now.flags(), kFlagTiers);
-  }
-  if (!same_position(base->position(), now.position())) {
+  const Changes c{base->kind() != now.kind() || base->flags() != now.flags(),
+                  !same_position(base->position(), now.position()), yaw_delta(base->yaw(), now.yaw(), shift) != 0};
+  std::size_t bits = change_code_bits(c);
+  if (c.kind_flags) bits += tiered_bits(now.kind(), kKindTiers) + tiered_bits(now.flags(), kFlagTiers);
+  if (c.position) {
     bits += tiered_bits(zigzag_encode(coordinate_delta(base->position().x(), now.position().x())),
                         kPositionDeltaTiers) +
             tiered_bits(zigzag_encode(coordinate_delta(base->position().y(), now.position().y())),
@@ -178,8 +221,7 @@ std::size_t entity_entry_bits(const wire::EntityState* base, const wire::EntityS
             tiered_bits(zigzag_encode(coordinate_delta(base->position().z(), now.position().z())),
                         kPositionDeltaTiers);
   }
-  const std::int64_t turn = yaw_delta(base->yaw(), now.yaw(), shift);
-  if (turn != 0) bits += tiered_bits(zigzag_encode(turn), yaw_delta_tiers(shift));
+  if (c.yaw) bits += tiered_bits(zigzag_encode(yaw_delta(base->yaw(), now.yaw(), shift)), yaw_delta_tiers(shift));
   return bits;
 }
 

@@ -40,9 +40,9 @@ ID_GAP = (0, 3, 7, 12, 32)
 KIND = (2, 8)
 FLAGS = (1, 8)
 POSITION = (10, 14, 18, 22, 32)
-POSITION_DELTA = (0, 5, 9, 13, 17, 33)
+POSITION_DELTA = (0, 3, 5, 7, 10, 17, 33)
 YAW_DELTA = (5, 10, 16)
-PLAYER_YAW_DELTA = (5, 8, 11)  # a player's yaw (kind 0) travels in 1/2048 turn: 32 of the u16's steps
+PLAYER_YAW_DELTA = (2, 4, 6, 11)  # a player's yaw (kind 0) travels in 1/2048 turn: 32 of the u16's steps
 PLAYER = 0
 # The document's "Own state" table.
 OWN_FLAGS = (2, 8)
@@ -163,7 +163,7 @@ def decode_block(data, baseline):
             raise Malformed("id")
         removed.append(previous)
     count = b.t(COUNT)
-    if count > b.left() // 4:
+    if count > b.left() // 2:  # an id gap and a change code: at least 2 bits
         raise Malformed("changed count")
     previous = -1
     for _ in range(count):
@@ -183,12 +183,22 @@ def decode_block(data, baseline):
         else:
             kind, flags = base[0], base[1]
             xyz = list(base[3:])
+            # The change code: 1 position and yaw, 01 position, 001 yaw, 0001 kind/flags (then a
+            # position bit and a yaw bit), 0000 nothing.
+            moved = turned = False
             if b.u(1):
+                moved = turned = True
+            elif b.u(1):
+                moved = True
+            elif b.u(1):
+                turned = True
+            elif b.u(1):
                 new_kind, new_flags = b.t(KIND), b.t(FLAGS)
                 if new_kind > 255 or new_flags > 255 or (new_kind, new_flags) == (kind, flags):
                     raise Malformed("kind/flags")
                 kind, flags = new_kind, new_flags
-            if b.u(1):
+                moved, turned = bool(b.u(1)), bool(b.u(1))
+            if moved:
                 deltas = [b.ts(POSITION_DELTA) for _ in range(3)]
                 if not any(deltas):
                     raise Malformed("position flagged, unchanged")
@@ -197,7 +207,7 @@ def decode_block(data, baseline):
                     raise Malformed("range")
             step, bits = yaw_unit(kind)  # the kind the entity has now
             d = 0
-            if b.u(1):
+            if turned:
                 d = b.ts(PLAYER_YAW_DELTA if kind == PLAYER else YAW_DELTA)
                 if d == 0 or not -(1 << (bits - 1)) <= d < 1 << (bits - 1):
                     raise Malformed("yaw")

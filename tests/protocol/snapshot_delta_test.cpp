@@ -126,10 +126,10 @@ TEST(SnapshotDelta, SendsOnlyWhatChangedAndRemovedIds) {
   EXPECT_TRUE(d.complete);
   EXPECT_TRUE(same_states(d.result, world));
   // By hand from the layout: removed count 1 (6 bits), id 4 as gap 4 (3-bit tier: 2 + 3 bits); changed
-  // count 2 (6), id 2 as gap 2 (5), change bits 100 with kind 0 (1 + 2) and flags 1 (1 + 1) after the
-  // first: 3 + 5; id 3 as gap 0 (1), new: kind 0 (3), flags 0 (2), a player's yaw (11), 9 quanta three
-  // times (1 + 10 each).
-  EXPECT_EQ(d.bits, (6 + 5) + 6 + (5 + 3 + 3 + 2) + (1 + 3 + 2 + 11 + 3 * 11));
+  // count 2 (6), id 2 as gap 2 (5), the change code "kind/flags" (0001), kind 0 (1 + 2) and flags 1
+  // (1 + 1), then "no position, no yaw" (2 bits): 4 + 5 + 2; id 3 as gap 0 (1), new: kind 0 (3), flags 0
+  // (2), a player's yaw (11), 9 quanta three times (1 + 10 each).
+  EXPECT_EQ(d.bits, (6 + 5) + 6 + (5 + 4 + 3 + 2 + 2) + (1 + 3 + 2 + 11 + 3 * 11));
 }
 
 TEST(SnapshotDelta, RemovedIdsFitFirstThenOwnEntityThenNearest) {
@@ -140,15 +140,16 @@ TEST(SnapshotDelta, RemovedIdsFitFirstThenOwnEntityThenNearest) {
   for (std::uint32_t id = 4; id <= 10; ++id)
     world.push_back(make_state(id, (id - 3) * 100, 0, 0));
   const DeltaPriority priority{9, wire::QuantizedVec(0, 0, 0)};
-  // Removed 1, 2, 3: count (6) and gaps 1, 0, 0 (3 + 1 + 1); the changed count (6); then each moved
-  // entity: a gap and 3 change bits and the x delta (id - 3) * 100 quanta (zig-zag 200 .. 1400: 9 or 13
-  // bits and its selector) and two zero deltas (1 each). Own 9 (gap 8: 5 + 3 + 3 + 17 + 2 = 30 with
-  // 1400 -> 13 bits: 4 + 13), then 4 (gap 3: 5 + 3 + 12 + 2 = 22) and 5 (gap 0: 1 + 3 + 12 + 2 = 18,
-  // and 9's gap from 5 is 3: 5 bits, no change): 6 + 5 + 6 + 30 + 22 + 18 = 87; 6 (another 18) does not
-  // fit 90.
-  const SnapshotDelta d = encode_delta(baseline, world, priority, 90);
+  // Removed 1, 2, 3 (gaps 1, 0, 0: 5 + 1 + 1 bits) and the two counts (6 each): 19 bits. Then each moved entity: its id gap, the change code
+  // "position" (2 bits), the x delta (id - 3) * 100 quanta (zig-zag 200 .. 1200: the 10-bit tier and its
+  // 5-bit selector, or the 17-bit tier and its 6) and two zero deltas (1 each). Own 9 first (gap 9: 10
+  // bits, then 2 + 23 + 2 = 37), then 4 (gap 4: 5 bits, 2 + 15 + 2, and 9's gap shrinks to 4: 5 bits
+  // less: 19) and 5 (gap 0: 1 bit, 2 + 15 + 2; 9's gap 3 costs what 4 did: 20): 19 + 37 + 19 + 20 = 95;
+  // 6 (another 20) does not fit 100.
+  const SnapshotDelta d = encode_delta(baseline, world, priority, 100);
   EXPECT_EQ(d.removed, (std::vector<std::uint32_t>{1, 2, 3}));
   ASSERT_EQ(d.changed.size(), 3u);  // own 9, then 4 and 5, the nearest; in id order
+  EXPECT_EQ(d.bits, 95u);
   EXPECT_EQ(d.changed[0].id(), 4u);
   EXPECT_EQ(d.changed[1].id(), 5u);
   EXPECT_EQ(d.changed[2].id(), 9u);

@@ -414,9 +414,9 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
   SnapshotState scratch;
   const auto prediction = predict_baseline(kPredictedBase, kBlockTick, scratch);
   EXPECT_EQ(id_gap_bits(-1, 1) + entity_entry_bits(&kPredictedB[0], kPredictedWorld[0]), 39u);
-  EXPECT_EQ(id_gap_bits(4, 5) + entity_entry_bits(&prediction[4], kPredictedWorld[4]), 18u);
+  EXPECT_EQ(id_gap_bits(4, 5) + entity_entry_bits(&prediction[4], kPredictedWorld[4]), 16u);
   EXPECT_TRUE(same_entity_state(prediction[0], kPredictedWorld[0]));
-  EXPECT_EQ(doc_["entity_block_predicted"].size(), 18u);
+  EXPECT_EQ(doc_["entity_block_predicted"].size(), 17u);
 
   // The documented commands read back as the documented values, quantized.
   BitReader command_bits(doc_["client_commands"]);

@@ -85,11 +85,18 @@ void read_server_frame_sections(const Fixture& f, const ServerFrameMessage& fram
   }
   if (frame.own) {
     BitReader in(*frame.own);
-    const std::optional<wire::OwnState> own = read_own_state(in);
-    if (own && in.finish() == BitReadError::kNone) {
-      BitWriter again;
-      write_own_state(again, *own);
-      require_same(again, *frame.own, "own state: a decoded state re-encodes differently");
+    const std::optional<OwnStateBits> read = read_own_state(in);
+    if (read && in.finish() == BitReadError::kNone) {
+      // A state re-encodes against the reference that resolves it (any one does), unless it holds a whole
+      // coordinate that the writer would send relative to that reference (then it is Malformed).
+      const wire::QuantizedVec reference(16, -32, 48);
+      const wire::QuantizedVec* against = read->any_relative() ? &reference : nullptr;
+      const ResolvedOwnState own = resolve_own_state(*read, against);
+      if (own.state) {
+        BitWriter again;
+        write_own_state(again, *own.state, against);
+        require_same(again, *frame.own, "own state: a decoded state re-encodes differently");
+      }
     }
   }
   if (frame.events) {

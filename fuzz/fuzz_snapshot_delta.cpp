@@ -32,10 +32,12 @@
 namespace shiftcast::fuzz {
 namespace {
 
+// A state as a server holds it: a player's yaw in whole 1/2048 turns (quantize_entity_yaw), so the block
+// carries it exactly.
 wire::EntityState entity(std::uint32_t id, Input& in) {
   const std::uint8_t kind = in.u8();
   const std::uint8_t flags = in.u8();
-  const std::uint16_t yaw = in.u16();
+  const auto yaw = static_cast<std::uint16_t>(in.u16() & ~((1u << yaw_shift(kind)) - 1));
   const auto x = static_cast<std::int32_t>(in.u16()) - 32768;
   const auto z = static_cast<std::int32_t>(in.u16()) - 32768;
   return wire::EntityState(id, kind, flags, yaw, wire::QuantizedVec(x, -x, z));

@@ -183,11 +183,11 @@ wire::ErrorCode ClientSession::on_packet(std::span<const std::uint8_t> datagram,
 }
 
 bool ClientSession::on_server_frame(const ServerFrameMessage& frame, double now, wire::ErrorCode& error) {
-  std::optional<wire::OwnState> own;
+  std::optional<OwnStateBits> own_bits;
   if (frame.own) {
     BitReader in(*frame.own);
-    own = read_own_state(in);
-    if (!own || in.finish() != BitReadError::kNone) {
+    own_bits = read_own_state(in);
+    if (!own_bits || in.finish() != BitReadError::kNone) {
       error = wire::ErrorCode::Malformed;  // nothing of the frame is used
       return false;
     }
@@ -201,12 +201,34 @@ bool ClientSession::on_server_frame(const ServerFrameMessage& frame, double now,
       return false;
     }
   }
+  const bool used = frame.snapshot ? on_snapshot(frame.tick, *frame.snapshot, error) : true;
+  // A relative own position needs the frame's snapshot as held; without it the state waits for a frame.
+  std::optional<wire::OwnState> own;
+  if (own_bits) {
+    const wire::QuantizedVec* reference = nullptr;
+    const auto held = frame.snapshot ? history_.find(frame.tick) : history_.end();
+    if (held != history_.end()) {
+      const SnapshotState& state = *held->second.state;
+      const auto it =
+          std::lower_bound(state.begin(), state.end(), frame.snapshot->own_entity,
+                           [](const wire::EntityState& e, std::uint32_t id) { return e.id() < id; });
+      if (it != state.end() && it->id() == frame.snapshot->own_entity) reference = &it->position();
+    }
+    ResolvedOwnState resolved = resolve_own_state(*own_bits, reference);
+    if (resolved.error != wire::ErrorCode::Ok) {
+      error = resolved.error;  // the snapshot and events stand; this state is not used
+    } else if (!resolved.state) {
+      ++counters_.own_states_unresolved;
+    }
+    own = std::move(resolved.state);
+  }
   on_input_ack(frame.input_ack, own ? &*own : nullptr, now);
   if (events) receiver_.receive(*events);
-  if (!frame.snapshot) return true;
-  const SnapshotSection& snapshot = *frame.snapshot;
+  return used;
+}
+
+bool ClientSession::on_snapshot(std::uint64_t tick, const SnapshotSection& snapshot, wire::ErrorCode& error) {
   ++counters_.snapshots_received;
-  const std::uint64_t tick = frame.tick;
   const std::uint64_t baseline_tick = snapshot.baseline_tick;
   if (history_.contains(tick)) return true;  // the same snapshot again: already held
 

@@ -60,7 +60,9 @@ struct ClientCounters {
   std::uint64_t packets_accepted = 0;  // authentic, new, and well formed
   std::uint64_t datagrams_out = 0;
   std::uint64_t snapshots_received = 0;
-  std::uint64_t snapshots_skipped = 0;     // baseline no longer (or never) held
+  std::uint64_t snapshots_skipped = 0;  // baseline no longer (or never) held
+  // An own state relative to a snapshot that was not applied (or held no own entity): not used.
+  std::uint64_t own_states_unresolved = 0;
   std::uint64_t snapshots_incomplete = 0;  // applied, but the server had more changes than room
   ErrorCounters rejected{};                // by ErrorCode: why a datagram was ignored
 };
@@ -134,6 +136,8 @@ class ClientSession {
   wire::ErrorCode on_packet(std::span<const std::uint8_t> datagram, double now);
   // True when the frame's snapshot (if any) is now held, so the packet may be acknowledged.
   bool on_server_frame(const ServerFrameMessage& frame, double now, wire::ErrorCode& error);
+  // Applies and holds the frame's snapshot; false when it is not applied (skipped, or `error` set).
+  bool on_snapshot(std::uint64_t tick, const SnapshotSection& snapshot, wire::ErrorCode& error);
   void on_input_ack(std::uint64_t input_ack, const wire::OwnState* own, double now);
   std::vector<std::uint8_t> seal(std::span<const std::uint8_t> message, double now);
 

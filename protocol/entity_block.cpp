@@ -1,5 +1,7 @@
 #include "protocol/entity_block.hpp"
 
+#include "protocol/snapshot_delta.hpp"
+
 #include <algorithm>
 #include <limits>
 
@@ -12,15 +14,30 @@ constexpr std::int64_t kMaxCoordinate = std::numeric_limits<std::int32_t>::max()
 // The fewest bits a removed id (its gap) and a changed entity (gap and three change bits) can take: a
 // count larger than the bits left over these is a lie, refused before anything is allocated for it.
 constexpr std::size_t kMinRemovedBits = 1;
-constexpr std::size_t kMinChangedBits = 4;
+constexpr std::size_t kMinChangedBits = 2;
 
 std::uint64_t gap(std::int64_t previous, std::uint32_t id) {
   return static_cast<std::uint64_t>(std::int64_t{id} - previous - 1);
 }
 
-// The yaw change as the shorter way round: a signed 16-bit difference.
-std::int64_t yaw_delta(std::uint16_t from, std::uint16_t to) {
-  return static_cast<std::int16_t>(static_cast<std::uint16_t>(to - from));
+// The yaw change in an entity's own steps (1/65536 turn, a player's 1/2048: snapshot_delta.hpp) the
+// shorter way round: a signed (16 - shift)-bit difference, exactly half a turn the negative one.
+std::int64_t yaw_delta(std::uint16_t from, std::uint16_t to, unsigned shift) {
+  const unsigned bits = 16 - shift;
+  const std::uint32_t mask = (1u << bits) - 1;
+  const std::uint32_t d = (static_cast<std::uint32_t>(to >> shift) - (from >> shift)) & mask;
+  return d >= (1u << (bits - 1)) ? std::int64_t{d} - (std::int64_t{1} << bits) : std::int64_t{d};
+}
+
+// `from` turned by `steps` of the entity's yaw unit; the low `shift` bits come out zero.
+std::uint16_t turn_yaw(std::uint16_t from, std::int64_t steps, unsigned shift) {
+  const std::uint64_t unit = static_cast<std::uint64_t>((from >> shift) + steps) & ((1u << (16 - shift)) - 1);
+  return static_cast<std::uint16_t>(unit << shift);
+}
+
+std::span<const unsigned> yaw_delta_tiers(unsigned shift) {
+  if (shift == 0) return kYawDeltaTiers;
+  return kPlayerYawDeltaTiers;
 }
 
 std::int64_t coordinate_delta(std::int32_t from, std::int32_t to) {
@@ -37,31 +54,63 @@ const wire::EntityState* find(std::span<const wire::EntityState> baseline, std::
   return it != baseline.end() && it->id() == id ? &*it : nullptr;
 }
 
+// What a delta changes. The change code (protocol version 6) is prefix-free, the commonest first: `1`
+// position and yaw, `01` position, `001` yaw, `0001` kind/flags (the two fields, then a position bit and
+// a yaw bit follow), `0000` nothing (only when the baseline held a player's yaw between its steps).
+struct Changes {
+  bool kind_flags = false;
+  bool position = false;
+  bool yaw = false;
+};
+
+void write_change_code(BitWriter& out, const Changes& c) {
+  if (c.kind_flags) {
+    out.write_bits(0b1000, 4);  // 0, 0, 0, 1 in stream order
+  } else if (c.position && c.yaw) {
+    out.write_bool(true);
+  } else if (c.position) {
+    out.write_bits(0b10, 2);
+  } else if (c.yaw) {
+    out.write_bits(0b100, 3);
+  } else {
+    out.write_bits(0, 4);
+  }
+}
+
+// The change code's bits, the kind/flags case's two trailing bits included (not its fields).
+std::size_t change_code_bits(const Changes& c) {
+  if (c.kind_flags) return 4 + 2;
+  if (c.position) return c.yaw ? 1 : 2;
+  return c.yaw ? 3 : 4;
+}
+
 void write_entry(BitWriter& out, const wire::EntityState* base, const wire::EntityState& now) {
+  const unsigned shift = yaw_shift(now.kind());
   if (base == nullptr) {
     out.write_tiered(now.kind(), kKindTiers);
     out.write_tiered(now.flags(), kFlagTiers);
-    out.write_bits(now.yaw(), 16);
+    out.write_bits(now.yaw() >> shift, 16 - shift);
     for (const std::int32_t c : {now.position().x(), now.position().y(), now.position().z()})
       out.write_tiered_signed(c, kPositionTiers);
     return;
   }
-  const bool position = !same_position(base->position(), now.position());
-  const bool yaw = base->yaw() != now.yaw();
+  // The change code first (kind first when it changed: it says in which steps the yaw travels).
   const bool kind_flags = base->kind() != now.kind() || base->flags() != now.flags();
-  out.write_bool(position);
+  const bool position = !same_position(base->position(), now.position());
+  const std::int64_t turn = yaw_delta(base->yaw(), now.yaw(), shift);
+  write_change_code(out, {kind_flags, position, turn != 0});
+  if (kind_flags) {
+    out.write_tiered(now.kind(), kKindTiers);
+    out.write_tiered(now.flags(), kFlagTiers);
+    out.write_bool(position);
+    out.write_bool(turn != 0);
+  }
   if (position) {
     out.write_tiered_signed(coordinate_delta(base->position().x(), now.position().x()), kPositionDeltaTiers);
     out.write_tiered_signed(coordinate_delta(base->position().y(), now.position().y()), kPositionDeltaTiers);
     out.write_tiered_signed(coordinate_delta(base->position().z(), now.position().z()), kPositionDeltaTiers);
   }
-  out.write_bool(yaw);
-  if (yaw) out.write_tiered_signed(yaw_delta(base->yaw(), now.yaw()), kYawDeltaTiers);
-  out.write_bool(kind_flags);
-  if (kind_flags) {
-    out.write_tiered(now.kind(), kKindTiers);
-    out.write_tiered(now.flags(), kFlagTiers);
-  }
+  if (turn != 0) out.write_tiered_signed(turn, yaw_delta_tiers(shift));
 }
 
 // A tiered field that must fit `limit` (kind and flags in a byte, a yaw delta in int16, a coordinate in
@@ -76,7 +125,8 @@ bool read_entry(BitReader& in, const wire::EntityState* base, std::uint32_t id, 
   if (base == nullptr) {
     std::uint8_t kind = 0, flags = 0;
     if (!read_byte(in, kKindTiers, kind) || !read_byte(in, kFlagTiers, flags)) return false;
-    const auto yaw = static_cast<std::uint16_t>(in.read_bits(16));
+    const unsigned shift = yaw_shift(kind);
+    const auto yaw = static_cast<std::uint16_t>(in.read_bits(16 - shift) << shift);
     std::array<std::int32_t, 3> p{};
     for (std::int32_t& c : p) {
       const std::int64_t v = in.read_tiered_signed(kPositionTiers);
@@ -88,8 +138,25 @@ bool read_entry(BitReader& in, const wire::EntityState* base, std::uint32_t id, 
   }
   // A change bit over no change is not something a conforming writer sends: refused, so every state has
   // exactly one encoding.
-  std::array<std::int32_t, 3> p = {base->position().x(), base->position().y(), base->position().z()};
+  Changes c;
   if (in.read_bool()) {
+    c.position = c.yaw = true;
+  } else if (in.read_bool()) {
+    c.position = true;
+  } else if (in.read_bool()) {
+    c.yaw = true;
+  } else {
+    c.kind_flags = in.read_bool();
+  }
+  std::uint8_t kind = base->kind(), flags = base->flags();
+  if (c.kind_flags) {
+    if (!read_byte(in, kKindTiers, kind) || !read_byte(in, kFlagTiers, flags)) return false;
+    if (kind == base->kind() && flags == base->flags() && in.ok()) return false;
+    c.position = in.read_bool();
+    c.yaw = in.read_bool();
+  }
+  std::array<std::int32_t, 3> p = {base->position().x(), base->position().y(), base->position().z()};
+  if (c.position) {
     bool moved = false;
     for (std::int32_t& c : p) {
       const std::int64_t d = in.read_tiered_signed(kPositionDeltaTiers);
@@ -100,19 +167,16 @@ bool read_entry(BitReader& in, const wire::EntityState* base, std::uint32_t id, 
     }
     if (!moved && in.ok()) return false;
   }
-  std::uint16_t yaw = base->yaw();
-  if (in.read_bool()) {
-    const std::int64_t d = in.read_tiered_signed(kYawDeltaTiers);
-    if (d < std::numeric_limits<std::int16_t>::min() || d > std::numeric_limits<std::int16_t>::max())
-      return false;
-    if (d == 0 && in.ok()) return false;
-    yaw = static_cast<std::uint16_t>(yaw + static_cast<std::uint16_t>(d));
+  // The yaw in the (new) kind's steps: a player's low bits come out zero whatever the baseline held.
+  const unsigned shift = yaw_shift(kind);
+  std::int64_t turn = 0;
+  if (c.yaw) {
+    turn = in.read_tiered_signed(yaw_delta_tiers(shift));
+    const std::int64_t half = std::int64_t{1} << (15 - shift);
+    if (turn < -half || turn >= half) return false;
+    if (turn == 0 && in.ok()) return false;
   }
-  std::uint8_t kind = base->kind(), flags = base->flags();
-  if (in.read_bool()) {
-    if (!read_byte(in, kKindTiers, kind) || !read_byte(in, kFlagTiers, flags)) return false;
-    if (kind == base->kind() && flags == base->flags() && in.ok()) return false;
-  }
+  const std::uint16_t yaw = turn_yaw(base->yaw(), turn, shift);
   out = wire::EntityState(id, kind, flags, yaw, wire::QuantizedVec(p[0], p[1], p[2]));
   return true;
 }
@@ -138,14 +202,18 @@ std::size_t count_bits(std::size_t count) {
 }
 
 std::size_t entity_entry_bits(const wire::EntityState* base, const wire::EntityState& now) {
+  const unsigned shift = yaw_shift(now.kind());
   if (base == nullptr) {
-    return tiered_bits(now.kind(), kKindTiers) + tiered_bits(now.flags(), kFlagTiers) + 16 +
+    return tiered_bits(now.kind(), kKindTiers) + tiered_bits(now.flags(), kFlagTiers) + (16 - shift) +
            tiered_bits(zigzag_encode(now.position().x()), kPositionTiers) +
            tiered_bits(zigzag_encode(now.position().y()), kPositionTiers) +
            tiered_bits(zigzag_encode(now.position().z()), kPositionTiers);
   }
-  std::size_t bits = 3;
-  if (!same_position(base->position(), now.position())) {
+  const Changes c{base->kind() != now.kind() || base->flags() != now.flags(),
+                  !same_position(base->position(), now.position()), yaw_delta(base->yaw(), now.yaw(), shift) != 0};
+  std::size_t bits = change_code_bits(c);
+  if (c.kind_flags) bits += tiered_bits(now.kind(), kKindTiers) + tiered_bits(now.flags(), kFlagTiers);
+  if (c.position) {
     bits += tiered_bits(zigzag_encode(coordinate_delta(base->position().x(), now.position().x())),
                         kPositionDeltaTiers) +
             tiered_bits(zigzag_encode(coordinate_delta(base->position().y(), now.position().y())),
@@ -153,11 +221,7 @@ std::size_t entity_entry_bits(const wire::EntityState* base, const wire::EntityS
             tiered_bits(zigzag_encode(coordinate_delta(base->position().z(), now.position().z())),
                         kPositionDeltaTiers);
   }
-  if (base->yaw() != now.yaw())
-    bits += tiered_bits(zigzag_encode(yaw_delta(base->yaw(), now.yaw())), kYawDeltaTiers);
-  if (base->kind() != now.kind() || base->flags() != now.flags()) {
-    bits += tiered_bits(now.kind(), kKindTiers) + tiered_bits(now.flags(), kFlagTiers);
-  }
+  if (c.yaw) bits += tiered_bits(zigzag_encode(yaw_delta(base->yaw(), now.yaw(), shift)), yaw_delta_tiers(shift));
   return bits;
 }
 

@@ -11,10 +11,14 @@
 // Layout (every field through protocol/bit_stream.hpp):
 //   removed count, then each removed id as a gap from the previous one (the first from -1);
 //   changed count, then each changed entity: its id gap, then
-//     - held in the baseline: 3 change bits (position, yaw, kind+flags), each followed by its field when
-//       set: position as three signed deltas in quanta from the baseline, yaw as a signed wrapped delta,
-//       kind and flags whole;
-//     - new: kind, flags, yaw, and the position as three absolute coordinates.
+//     - held in the baseline: a prefix-free change code (1 bit when position and yaw changed, the
+//       commonest case), then the changed fields: kind and flags whole, position as three signed deltas
+//       in quanta from the baseline, yaw as a signed wrapped delta in the entity's yaw steps (a player's
+//       1/2048 turn, snapshot_delta.hpp);
+//     - new: kind, flags, yaw (11 bits for a player, else 16), and the position as three absolute
+//       coordinates.
+// A player's yaw must be a multiple of 1 << kPlayerYawShift (quantize_entity_yaw): its low bits are not
+// sent, and the client holds them as zero.
 // An entity identical to its baseline is not in the block at all, so at-rest entities cost nothing.
 // Costs are exact and known before writing (entity_entry_bits, id_gap_bits): the encoder's budget cut
 // is in bits and agrees with what is written.
@@ -32,13 +36,17 @@
 namespace shiftcast {
 
 // The widths of the tiered fields (BitWriter::write_tiered). A position delta of 0 costs its one
-// selector bit; a player running at 320 units/s moves about 160 quanta per 32 Hz snapshot (9 bits).
-// The last tiers hold any value of the field, so every state can be written.
+// selector bit; against its prediction a running player's coordinate is mostly 1 to 31 quanta off
+// (widths chosen from the 32-player demo's histogram, docs/protocol.md), one that was not predicted
+// moves about 160 quanta per 32 Hz snapshot. The last tiers hold any value of the field, so every state
+// can be written.
 inline constexpr std::array<unsigned, 5> kIdGapTiers = {0, 3, 7, 12, 32};
 inline constexpr std::array<unsigned, 3> kCountTiers = {5, 10, 32};
-inline constexpr std::array<unsigned, 6> kPositionDeltaTiers = {0, 5, 9, 13, 17, 33};  // zig-zag quanta
+inline constexpr std::array<unsigned, 7> kPositionDeltaTiers = {0, 3, 5, 7, 10, 17, 33};  // zig-zag quanta
 inline constexpr std::array<unsigned, 5> kPositionTiers = {10, 14, 18, 22, 32};        // zig-zag quanta
 inline constexpr std::array<unsigned, 3> kYawDeltaTiers = {5, 10, 16};  // zig-zag, wrapped to int16
+// A player's yaw delta in 1/2048 turn: a bot's turn against its prediction is mostly under 8 steps.
+inline constexpr std::array<unsigned, 4> kPlayerYawDeltaTiers = {2, 4, 6, 11};  // zig-zag, wrapped to 11 bits
 inline constexpr std::array<unsigned, 2> kKindTiers = {2, 8};
 inline constexpr std::array<unsigned, 2> kFlagTiers = {1, 8};
 

@@ -9,9 +9,12 @@ namespace {
 constexpr std::int64_t kMinCoordinate = std::numeric_limits<std::int32_t>::min();
 constexpr std::int64_t kMaxCoordinate = std::numeric_limits<std::int32_t>::max();
 
-// The change from `from` to `to` the shorter way round: a signed 16-bit difference.
-std::int64_t wrap16(std::uint16_t from, std::uint16_t to) {
-  return static_cast<std::int16_t>(static_cast<std::uint16_t>(to - from));
+// The change from `from` to `to` the shorter way round, in steps of 1 << shift: a signed (16 - shift)-bit
+// difference (wrap16 for shift 0, wrap11 of the steps for a player's shift 5).
+std::int64_t wrap_steps(std::uint16_t from, std::uint16_t to, unsigned shift) {
+  const unsigned bits = 16 - shift;
+  const std::uint32_t d = (static_cast<std::uint32_t>(to >> shift) - (from >> shift)) & ((1u << bits) - 1);
+  return d >= (1u << (bits - 1)) ? std::int64_t{d} - (std::int64_t{1} << bits) : std::int64_t{d};
 }
 
 // pB + round((pB - pA) * ahead / span), or nothing outside int32. |pB - pA| < 2^32 and ahead <= 63
@@ -47,8 +50,12 @@ wire::EntityState predict_entity(const wire::EntityState& b, const wire::EntityS
   const auto y = extrapolate(a->position().y(), b.position().y(), ahead, span);
   const auto z = extrapolate(a->position().z(), b.position().z(), ahead, span);
   if (!x || !y || !z) return b;
-  const std::int64_t turn = divide_rounded(wrap16(a->yaw(), b.yaw()) * ahead, span);
-  const auto yaw = static_cast<std::uint16_t>(static_cast<std::uint64_t>(std::int64_t{b.yaw()} + turn));
+  // In the entity's own yaw steps (a player's 1/2048 turn), so a player's prediction is one it can hold.
+  const unsigned shift = yaw_shift(b.kind());
+  const std::int64_t turn = divide_rounded(wrap_steps(a->yaw(), b.yaw(), shift) * ahead, span);
+  const std::uint64_t steps =
+      static_cast<std::uint64_t>((b.yaw() >> shift) + turn) & ((1u << (16 - shift)) - 1);
+  const auto yaw = static_cast<std::uint16_t>(steps << shift);
   return wire::EntityState(b.id(), b.kind(), b.flags(), yaw, wire::QuantizedVec(*x, *y, *z));
 }
 

@@ -48,7 +48,8 @@ bool predicts(const SnapshotBaseline& base, std::uint64_t tick);
 
 // One entity's prediction at `tick` from `b` (its state in B at `baseline_tick`) and `a` (A's entry with
 // the same id at `predecessor_tick`, or null). Each coordinate p = pB + round((pB - pA) * (N - tb) /
-// (tb - ta)), yaw (yB + round(wrap16(yB - yA) * (N - tb) / (tb - ta))) mod 65536; kind, flags and id are
+// (tb - ta)), yaw (yB + round(wrap16(yB - yA) * (N - tb) / (tb - ta))) mod 65536, for a player the same
+// in its 1/2048-turn steps (yaw >> kPlayerYawShift, wrap11, then shifted back); kind, flags and id are
 // B's. `b` itself when there is no `a`, `b` is asleep (kEntityFlagAsleep), predicts() is false, or a
 // predicted coordinate leaves int32.
 wire::EntityState predict_entity(const wire::EntityState& b, const wire::EntityState* a, std::uint64_t tick,

@@ -75,6 +75,19 @@ std::uint16_t quantize_yaw(float yaw) {
   return static_cast<std::uint16_t>(static_cast<std::uint64_t>(steps));  // wraps modulo 65536
 }
 
+unsigned yaw_shift(std::uint8_t kind) {
+  return kind == kEntityKindPlayer ? kPlayerYawShift : 0;
+}
+
+std::uint16_t quantize_entity_yaw(float yaw, std::uint8_t kind) {
+  const unsigned shift = yaw_shift(kind);
+  if (shift == 0) return quantize_yaw(yaw);
+  if (!std::isfinite(yaw)) return 0;
+  const double turns = std::remainder(static_cast<double>(yaw), kTwoPi) / kTwoPi;
+  const auto steps = static_cast<std::int64_t>(std::round(turns * (kYawStepsPerTurn / (1u << shift))));
+  return static_cast<std::uint16_t>(static_cast<std::uint64_t>(steps) << shift);  // wraps modulo 65536
+}
+
 float dequantize_yaw(std::uint16_t yaw) {
   return static_cast<float>(yaw * (kTwoPi / kYawStepsPerTurn));
 }

@@ -15,7 +15,7 @@
 //
 // Quantization (both ends, also for anything else that ships poses): positions in kPositionQuantum
 // steps rounded to nearest (half away from zero), so the error is at most half a quantum; yaw in
-// 1/65536 turns, wrapped.
+// 1/65536 turns, wrapped, and a player's in 1/2048 turn (quantize_entity_yaw).
 #pragma once
 
 #include <cstddef>
@@ -33,6 +33,13 @@ using SnapshotState = std::vector<wire::EntityState>;
 
 // EntityState.flags bits.
 inline constexpr std::uint8_t kEntityFlagAsleep = 1u << 0;
+// EntityState.kind of a player.
+inline constexpr std::uint8_t kEntityKindPlayer = 0;
+// A player's yaw is held and sent in 1/2048 turn (about 0.18 degrees): the low kPlayerYawShift bits of
+// its u16 are zero. Its upright cylinder collides the same at every yaw, so the yaw only turns the
+// model others draw, and the five bits saved are a tenth of what a turning player costs in a snapshot.
+// Other kinds keep 1/65536 turn: a prop's yaw places its box, which clients collide with.
+inline constexpr unsigned kPlayerYawShift = 5;
 
 // Nearest multiple of kPositionQuantum, in quanta, clamped to the int32 range; NaN gives 0 (the
 // simulation's invariants never let one through, this only keeps the function total).
@@ -43,6 +50,11 @@ wire::Vec3f dequantize_position(const wire::QuantizedVec& position);
 // yaw / 2pi * 65536 rounded to nearest and wrapped into [0, 65536); NaN gives 0.
 std::uint16_t quantize_yaw(float yaw);
 float dequantize_yaw(std::uint16_t yaw);  // in [0, 2pi)
+// How many low yaw bits an entity of `kind` does not send: kPlayerYawShift for players, else 0.
+unsigned yaw_shift(std::uint8_t kind);
+// The yaw an entity of `kind` is held at: quantize_yaw for every kind but players, whose yaw is rounded
+// to the nearest 1/2048 turn (half away from zero) and wrapped. What a server puts in its snapshots.
+std::uint16_t quantize_entity_yaw(float yaw, std::uint8_t kind);
 
 // The same state, bit for bit (every field of the quantized struct).
 bool same_entity_state(const wire::EntityState& a, const wire::EntityState& b);

@@ -15,7 +15,9 @@ namespace shiftcast {
 // 5: the entity block is encoded against the baseline's prediction (protocol/entity_prediction.hpp):
 //    entities are extrapolated from the baseline and the snapshot it was decoded against; contact
 //    events quantized (protocol/contact_event_codec.hpp) (issue 15).
-inline constexpr std::uint16_t kProtocolVersion = 5;
+// 6: a player's yaw in 1/2048 turn and the entity block's change bits kind first; the own state's
+//    position relative to the snapshot's own entity (protocol/own_state_codec.hpp) (issue 15).
+inline constexpr std::uint16_t kProtocolVersion = 6;
 inline constexpr char kFileIdentifier[] = "SHC1";  // Envelope's FlatBuffers file_identifier
 
 // UDP: one datagram = one Envelope (the handshake) or one connected packet, never larger than this (fits

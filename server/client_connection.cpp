@@ -174,10 +174,11 @@ std::vector<std::uint8_t> ClientConnection::seal(double now) {
   return datagram;
 }
 
-std::optional<std::span<const std::uint8_t>> ClientConnection::pack_own(const wire::OwnState* own) {
+std::optional<std::span<const std::uint8_t>> ClientConnection::pack_own(const wire::OwnState* own,
+                                                                        const wire::QuantizedVec* reference) {
   if (own == nullptr) return std::nullopt;
   own_writer_.clear();
-  write_own_state(own_writer_, *own);
+  write_own_state(own_writer_, *own, reference);
   return std::span<const std::uint8_t>(own_writer_.bytes());
 }
 
@@ -239,7 +240,17 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
     counters_.events_sent += events_written;
     if (events_written != 0) frame.events = std::span<const std::uint8_t>(events_writer_.bytes());
   }
-  frame.own = pack_own(own);
+  // With a snapshot, the own position goes relative to the own entity the client holds once it applied
+  // it (the first entry of the priority order, so it is there unless the player has no entity yet).
+  const wire::QuantizedVec* own_reference = nullptr;
+  if (with_snapshot) {
+    const SnapshotState& held = delta.complete ? *world : delta.result;
+    const auto it =
+        std::lower_bound(held.begin(), held.end(), params_.entity,
+                         [](const wire::EntityState& e, std::uint32_t id) { return e.id() < id; });
+    if (it != held.end() && it->id() == params_.entity) own_reference = &it->position();
+  }
+  frame.own = pack_own(own, own_reference);
   input_ack_sent_ = run_ack_;
   message_.clear();
   write_server_frame(message_, frame);
@@ -278,7 +289,7 @@ std::vector<std::uint8_t> ClientConnection::build_input_ack(std::uint64_t tick, 
   ServerFrameMessage frame;
   frame.tick = tick;
   frame.input_ack = run_ack_;
-  frame.own = pack_own(own);
+  frame.own = pack_own(own, nullptr);
   input_ack_sent_ = run_ack_;
   message_.clear();
   write_server_frame(message_, frame);

@@ -201,7 +201,9 @@ class ClientConnection {
   // message_ sealed into the next packet.
   std::vector<std::uint8_t> seal(double now);
   // The frame's own-state section for `own` (none for null), in own_writer_.
-  std::optional<std::span<const std::uint8_t>> pack_own(const wire::OwnState* own);
+  // `reference`: the own entity's position in the frame's snapshot as the client will hold it, or null.
+  std::optional<std::span<const std::uint8_t>> pack_own(const wire::OwnState* own,
+                                                        const wire::QuantizedVec* reference);
 
   ConnectionParams params_;
   ConnectionSettings settings_;

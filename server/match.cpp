@@ -264,10 +264,12 @@ void Match::send_frames() {
   const Simulation& sim = scene_->simulation();
   auto world = std::make_shared<SnapshotState>();
   world->reserve(sim.entities().size());
-  for (const Entity& e : sim.entities())
+  for (const Entity& e : sim.entities()) {
+    const auto kind = static_cast<std::uint8_t>(e.kind);
     world->emplace_back(
-        e.id, static_cast<std::uint8_t>(e.kind), std::uint8_t(e.asleep ? 1 : 0), quantize_yaw(e.pose.yaw),
+        e.id, kind, std::uint8_t(e.asleep ? 1 : 0), quantize_entity_yaw(e.pose.yaw, kind),
         quantize_position(wire::Vec3f(e.pose.position.x, e.pose.position.y, e.pose.position.z)));
+  }
   world_ = std::move(world);
   const bool filter = interest_.enabled();
   if (filter) interest_.begin_snapshot(sim.entities(), float(snapshot_every_) / float(settings_.tick_rate));

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "client-sim/own_state.hpp"
+#include "protocol/connected_message.hpp"
+#include "protocol/own_state_codec.hpp"
 #include "server/client_connection.hpp"
 #include "server/own_state_wire.hpp"
 #include "tests/support/channel_harness.hpp"
@@ -70,9 +72,12 @@ TEST(OwnStateFrame, SnapshotAndInputAckFramesCarryTheExactStateBitForBit) {
     ASSERT_EQ(run_tick(c), 1u);
     const ExactOwnState sent = random_state(rng);
     const wire::OwnState own = own_state_on_wire(sent.feet, sent.motor);
-    // Odd ticks snapshot, even ticks only acknowledge: both carry the state.
-    const std::vector<wire::EntityState> world = {
-        wire::EntityState(kOwnEntity, 0, 0, 0, quantize_position(wire::Vec3f(sent.feet.x, sent.feet.y, 0)))};
+    // Odd ticks snapshot, even ticks only acknowledge: both carry the state. In a snapshot frame the
+    // coordinates go relative to the own entity (protocol version 6): every tick fourth one at the feet
+    // quantized (all three), the others at z 0 (z far from it goes whole).
+    const float entity_z = tick % 4 == 1 ? sent.feet.z : 0.0f;
+    const std::vector<wire::EntityState> world = {wire::EntityState(
+        kOwnEntity, 0, 0, 0, quantize_position(wire::Vec3f(sent.feet.x, sent.feet.y, entity_z)))};
     const auto frame =
         tick % 2 == 1 ? c.build_frame(tick, world, sent.feet, now, &own) : c.build_input_ack(tick, now, &own);
     ASSERT_LE(frame.size(), kMaxDatagramBytes);
@@ -80,7 +85,20 @@ TEST(OwnStateFrame, SnapshotAndInputAckFramesCarryTheExactStateBitForBit) {
     ASSERT_EQ(p.client.input_ack(), tick);
     ASSERT_TRUE(p.client.own_state().has_value()) << "tick " << tick;
     expect_same(exact_own_state(*p.client.own_state()), sent);
+    // The own section against what the whole form would take: smaller by the closed form's margin when
+    // relative (a coordinate of 32 bits becomes at most 1 + 25), the same size otherwise.
+    const ReadMessage read = read_connected_message(p.client.last_packet_message());
+    ASSERT_TRUE(read.message.server_frame.own.has_value());
+    BitWriter whole;
+    write_own_state(whole, own);
+    const std::size_t own_bytes = read.message.server_frame.own->size();
+    if (tick % 4 == 1) {
+      EXPECT_LE(own_bytes + 2, whole.byte_count()) << "tick " << tick;
+    } else if (tick % 2 == 0) {
+      EXPECT_EQ(own_bytes, whole.byte_count()) << "tick " << tick;
+    }
   }
+  EXPECT_EQ(p.client.counters().own_states_unresolved, 0u);
 }
 
 TEST(OwnStateFrame, TheStateBelongsToItsAcknowledgement) {

@@ -34,7 +34,7 @@ def main():
     from shiftcast.wire import (AsOf, Envelope, Message, QueryFilter, RaycastRequest, RpcError,
                                 RaycastReply, Vec3f)
 
-    protocol_version = 5  # protocol/wire_constants.hpp kProtocolVersion
+    protocol_version = 6  # protocol/wire_constants.hpp kProtocolVersion
     request_id = 4242
 
     b = flatbuffers.Builder(256)

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""A decoder of shiftcast's connected packet and ServerFrame snapshot (protocol version 5) written from
+"""A decoder of shiftcast's connected packet and ServerFrame snapshot (protocol version 6) written from
 docs/protocol.md alone: the plaintext ServerFrame message byte by byte from the document's "5. Packet"
 tables (kind, varints, flags, length-prefixed sections), the entity block bit by bit from its "Entity
-block" tables, the predicted baseline from its "Prediction" rules (exact rationals here), and the compact
+block" tables, the predicted baseline from its "Prediction" rules (exact rationals here), the own state
+from its "Own state" table (its position relative to the snapshot's own entity), and the compact
 datagram header of the `packet_keep_alive` vector from the datagram table (opened with libsodium, called
 through ctypes, when the shared library is installed). It decodes the document's `server_frame_snapshot`
 test vector against the document's baseline (itself sent against the empty state: nothing predicted) and
@@ -16,6 +17,7 @@ kind; for the datagram header the non-canonical forms. Usage:
 
 (`--generated` is accepted and unused: version 3 read the frame through the `flatc --python` bindings.)
 Prints one JSON object: the frame's fields, the decoded world as [id, kind, flags, yaw, x, y, z] rows,
+the own position as its three float bit patterns,
 the predicted vector's world as the same rows, and how many malformed variants were refused out of how
 many tried. tests/protocol/test_vectors_test.cpp
 runs it and compares with the C++ library.
@@ -30,7 +32,7 @@ import os
 import re
 import struct
 
-PROTOCOL_VERSION = 5
+PROTOCOL_VERSION = 6
 
 # The document's tiered widths ("Entity block").
 COUNT = (5, 10, 32)
@@ -38,8 +40,14 @@ ID_GAP = (0, 3, 7, 12, 32)
 KIND = (2, 8)
 FLAGS = (1, 8)
 POSITION = (10, 14, 18, 22, 32)
-POSITION_DELTA = (0, 5, 9, 13, 17, 33)
+POSITION_DELTA = (0, 3, 5, 7, 10, 17, 33)
 YAW_DELTA = (5, 10, 16)
+PLAYER_YAW_DELTA = (2, 4, 6, 11)  # a player's yaw (kind 0) travels in 1/2048 turn: 32 of the u16's steps
+PLAYER = 0
+# The document's "Own state" table.
+OWN_FLAGS = (2, 8)
+GROUND_ID = (0, 8, 16, 32)
+OWN_RESIDUAL = (8, 10, 12, 14, 16, 20)
 
 # The document's baseline for the entity block vector: id -> (kind, flags, yaw, x, y, z), in quanta.
 BASELINE = {1: (0, 0, 0, 0, 0, 0), 2: (1, 0, 100, 16, 32, 0), 3: (2, 1, 0, -5, 0, 7)}
@@ -48,7 +56,7 @@ SNAPSHOT_TICK, BASELINE_TICK = 100, 98  # the baseline was sent against the empt
 # The document's `entity_block_predicted` vector: A at tick 94, B at tick 98, the snapshot at tick 100.
 PREDICTED_A = {1: (0, 0, 0, 0, 0, 0), 2: (1, 0, 65000, 16, 32, 0), 3: (2, 1, 0, -9, 0, 7),
                5: (0, 0, 0, 500, 0, 0), 6: (1, 0, 0, 0, 0, 300)}
-PREDICTED_B = {1: (0, 0, 200, 160, -81, 0), 2: (1, 0, 100, 16, 32, 0), 3: (2, 1, 0, -5, 0, 7),
+PREDICTED_B = {1: (0, 0, 192, 160, -81, 0), 2: (1, 0, 100, 16, 32, 0), 3: (2, 1, 0, -5, 0, 7),
                4: (0, 0, 16384, 1000, -2000, 64), 5: (0, 0, 0, 540, 0, 0), 6: (1, 0, 0, 0, 0, 200)}
 PREDICTED_TICKS = (94, 98, 100)
 
@@ -109,10 +117,15 @@ def round_half_away(x):
     return r if x >= 0 else -r
 
 
-def wrap16(v):
-    """v mod 65536 as a value in [-32768, 32767]: the shorter way round."""
-    v %= 65536
-    return v - 65536 if v >= 32768 else v
+def wrap(v, bits):
+    """v mod 2^bits as a value in [-2^(bits-1), 2^(bits-1)): the shorter way round."""
+    v %= 1 << bits
+    return v - (1 << bits) if v >= 1 << (bits - 1) else v
+
+
+def yaw_unit(kind):
+    """The yaw's steps of 1/65536 turn per unit sent, and the bits of a turn: a player's 1/2048 turn."""
+    return (32, 11) if kind == PLAYER else (1, 16)
 
 
 def predict(b_state, a_state, ta, tb, n):
@@ -130,7 +143,9 @@ def predict(b_state, a_state, ta, tb, n):
         if any(not -2**31 <= c < 2**31 for c in xyz):
             out[i] = b
             continue
-        yaw = (b[2] + round_half_away(wrap16(b[2] - a[2]) * ratio)) % 65536
+        step, bits = yaw_unit(b[0])
+        yb, ya = b[2] // step, a[2] // step
+        yaw = (yb + round_half_away(wrap(yb - ya, bits) * ratio)) % (1 << bits) * step
         out[i] = (b[0], b[1], yaw, *xyz)
     return out
 
@@ -148,7 +163,7 @@ def decode_block(data, baseline):
             raise Malformed("id")
         removed.append(previous)
     count = b.t(COUNT)
-    if count > b.left() // 4:
+    if count > b.left() // 2:  # an id gap and a change code: at least 2 bits
         raise Malformed("changed count")
     previous = -1
     for _ in range(count):
@@ -158,30 +173,45 @@ def decode_block(data, baseline):
         base = baseline.get(previous)
         if base is None:
             kind, flags = b.t(KIND), b.t(FLAGS)
-            yaw = b.u(16)
+            if kind > 255 or flags > 255:
+                raise Malformed("range")
+            step, bits = yaw_unit(kind)
+            yaw = b.u(bits) * step
             xyz = [b.ts(POSITION) for _ in range(3)]
-            if kind > 255 or flags > 255 or any(not -2**31 <= c < 2**31 for c in xyz):
+            if any(not -2**31 <= c < 2**31 for c in xyz):
                 raise Malformed("range")
         else:
-            kind, flags, yaw = base[0], base[1], base[2]
+            kind, flags = base[0], base[1]
             xyz = list(base[3:])
+            # The change code: 1 position and yaw, 01 position, 001 yaw, 0001 kind/flags (then a
+            # position bit and a yaw bit), 0000 nothing.
+            moved = turned = False
             if b.u(1):
+                moved = turned = True
+            elif b.u(1):
+                moved = True
+            elif b.u(1):
+                turned = True
+            elif b.u(1):
+                new_kind, new_flags = b.t(KIND), b.t(FLAGS)
+                if new_kind > 255 or new_flags > 255 or (new_kind, new_flags) == (kind, flags):
+                    raise Malformed("kind/flags")
+                kind, flags = new_kind, new_flags
+                moved, turned = bool(b.u(1)), bool(b.u(1))
+            if moved:
                 deltas = [b.ts(POSITION_DELTA) for _ in range(3)]
                 if not any(deltas):
                     raise Malformed("position flagged, unchanged")
                 xyz = [c + d for c, d in zip(xyz, deltas)]
                 if any(not -2**31 <= c < 2**31 for c in xyz):
                     raise Malformed("range")
-            if b.u(1):
-                d = b.ts(YAW_DELTA)
-                if d == 0 or not -2**15 <= d < 2**15:
+            step, bits = yaw_unit(kind)  # the kind the entity has now
+            d = 0
+            if turned:
+                d = b.ts(PLAYER_YAW_DELTA if kind == PLAYER else YAW_DELTA)
+                if d == 0 or not -(1 << (bits - 1)) <= d < 1 << (bits - 1):
                     raise Malformed("yaw")
-                yaw = (yaw + d) % 65536
-            if b.u(1):
-                new_kind, new_flags = b.t(KIND), b.t(FLAGS)
-                if new_kind > 255 or new_flags > 255 or (new_kind, new_flags) == (kind, flags):
-                    raise Malformed("kind/flags")
-                kind, flags = new_kind, new_flags
+            yaw = (base[2] // step + d) % (1 << bits) * step
         changed[previous] = (kind, flags, yaw, *xyz)
     used = b.at
     b.finish()
@@ -190,6 +220,47 @@ def decode_block(data, baseline):
     world = {i: e for i, e in baseline.items() if i not in removed}
     world.update(changed)
     return [[i, *world[i]] for i in sorted(world)], used
+
+
+def float_bits(x):
+    """The IEEE-754 single-precision pattern of the float nearest x."""
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def decode_own(data, reference):
+    """The own state ("Own state"); the position's float bit patterns, a relative coordinate rebuilt from
+    `reference` (the own entity's position in quanta in the frame's snapshot)."""
+    b = Bits(data)
+    flags = b.t(OWN_FLAGS)
+    position = []
+    for i in range(3):
+        if b.u(1):  # relative
+            if reference is None:
+                raise Refused("a relative coordinate without its snapshot's own entity")
+            position.append((float_bits(reference[i] / 16) + b.ts(OWN_RESIDUAL)) % 2**32)
+        else:
+            whole = b.u(32)
+            if reference is not None:
+                r = (whole - float_bits(reference[i] / 16)) % 2**32
+                r = r - 2**32 if r >= 2**31 else r
+                if (2 * r if r >= 0 else -2 * r - 1) < 2**20:
+                    raise Malformed("a whole coordinate whose residual fits the relative form")
+            position.append(whole)
+    for _ in range(3):  # velocity: a non-zero flag, then the pattern, never +0
+        if b.u(1) and b.u(32) == 0:
+            raise Malformed("+0 velocity in its long form")
+    form = b.u(2)
+    if form == 2:
+        normal = [b.u(32) for _ in range(3)]
+        if normal in ([0, 0, 0], [0, 0, float_bits(1.0)]):
+            raise Malformed("a short normal in its long form")
+    elif form == 3:
+        raise Malformed("normal form 3")
+    entity, brush = b.t(GROUND_ID), b.t(GROUND_ID)
+    if flags > 255 or entity > 0xFFFFFFFF or brush > 0xFFFFFFFF:
+        raise Malformed("range")
+    b.finish()
+    return position
 
 
 # The document's "5. Packet": the plaintext message kinds, the ServerFrame's flags.
@@ -425,6 +496,10 @@ def main():
     world, used = decode_block(block, baseline)
     if block != vector(doc, "entity_block"):
         raise SystemExit("the frame's block is not the documented entity block")
+    if "own" not in frame:
+        raise SystemExit("the documented ServerFrame has no own section")
+    own_row = next((row for row in world if row[0] == snapshot["own_entity"]), None)
+    own_position = decode_own(frame["own"], own_row[4:] if own_row else None)
     predicted_block = vector(doc, "entity_block_predicted")
     predicted_baseline = predict(PREDICTED_B, PREDICTED_A, *PREDICTED_TICKS)
     if predicted_baseline == PREDICTED_B:
@@ -453,6 +528,9 @@ def main():
         predicted_variants.append(bytes(variant))
     predicted_variants.append(predicted_block + b"\x00")
     checks += [(v, lambda v: decode_block(v, predicted_baseline)) for v in predicted_variants]
+    own_bytes, own_reference = frame["own"], own_row[4:]
+    checks += [(own_bytes[:cut], lambda v: decode_own(v, own_reference)) for cut in range(len(own_bytes))]
+    checks += [(own_bytes, lambda v: decode_own(v, None))]  # relative, with no own entity to resolve it
     checks += [(v, parse_message) for v in framing_variants(data)]
     checks += [(v, parse_header) for v in header_variants()]
     for v, decode in checks:
@@ -464,6 +542,7 @@ def main():
     print(json.dumps({"tick": frame["tick"], "input_ack": frame["input_ack"], "snapshot_tick": snapshot["tick"],
                       "baseline_tick": snapshot["baseline_tick"], "own_entity": snapshot["own_entity"],
                       "complete": snapshot["complete"], "world": world, "predicted_world": predicted_world,
+                      "own_position_bits": own_position,
                       "keep_alive_opened": keep_alive is not None, "refused": refused, "variants": tried}))
 
 

@@ -58,8 +58,8 @@ class ConnectTokenTest : public ::testing::Test {
 
 TEST_F(ConnectTokenTest, AssociatedDataLayout) {
   const auto ad = token_associated_data(0x04030201, 0x0c0b0a0908070605, 0x14131211100f0e0d);
-  // Hand-written: "SHC1", version 5 (u16 LE), then the three fields little-endian.
-  const std::vector<std::uint8_t> expected{'S',  'H',  'C',  '1',  0x05, 0x00, 0x01, 0x02, 0x03,
+  // Hand-written: "SHC1", version 6 (u16 LE), then the three fields little-endian.
+  const std::vector<std::uint8_t> expected{'S',  'H',  'C',  '1',  0x06, 0x00, 0x01, 0x02, 0x03,
                                            0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c,
                                            0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14};
   EXPECT_EQ(ad, expected);

@@ -102,45 +102,59 @@ TEST(EntityBlock, ChangeBitsOverNoChangeAndHugeCountsAreMalformed) {
     w.write_tiered(1, kCountTiers);  // one changed
     w.write_tiered(1, kIdGapTiers);  // id 1
   };
+  // The change code: 1 position and yaw, 01 position, 001 yaw, 0001 kind/flags (then a position bit and a
+  // yaw bit), 0000 nothing. A player's yaw delta in kPlayerYawDeltaTiers.
   {
     BitWriter w;  // position flagged, all three deltas zero
     prologue(w);
-    w.write_bool(true);
+    w.write_bits(0b10, 2);
     for (int i = 0; i < 3; ++i)
       w.write_tiered_signed(0, kPositionDeltaTiers);
-    w.write_bool(false);
-    w.write_bool(false);
     EXPECT_TRUE(malformed(w));
   }
   {
     BitWriter w;  // yaw flagged with a zero delta
     prologue(w);
-    w.write_bool(false);
-    w.write_bool(true);
-    w.write_tiered_signed(0, kYawDeltaTiers);
-    w.write_bool(false);
+    w.write_bits(0b100, 3);
+    w.write_tiered_signed(0, kPlayerYawDeltaTiers);
+    EXPECT_TRUE(malformed(w));
+  }
+  {
+    BitWriter w;  // a player's yaw delta of half a turn the positive way: not the shorter form
+    prologue(w);
+    w.write_bits(0b100, 3);
+    w.write_tiered_signed(1024, kPlayerYawDeltaTiers);
     EXPECT_TRUE(malformed(w));
   }
   {
     BitWriter w;  // kind and flags flagged, the same values
     prologue(w);
-    w.write_bool(false);
-    w.write_bool(false);
-    w.write_bool(true);
+    w.write_bits(0b1000, 4);
     w.write_tiered(0, kKindTiers);
     w.write_tiered(0, kFlagTiers);
+    w.write_bool(false);
+    w.write_bool(false);
     EXPECT_TRUE(malformed(w));
   }
   {
     BitWriter w;  // a position delta past int32
     prologue(w);
-    w.write_bool(true);
+    w.write_bits(0b10, 2);
     w.write_tiered_signed(std::int64_t{1} << 31, kPositionDeltaTiers);
     w.write_tiered_signed(0, kPositionDeltaTiers);
     w.write_tiered_signed(0, kPositionDeltaTiers);
-    w.write_bool(false);
-    w.write_bool(false);
     EXPECT_TRUE(malformed(w));
+  }
+  {
+    BitWriter w;  // the code "nothing": the baseline entry itself (its yaw 5 held as a player's, 0)
+    prologue(w);
+    w.write_bits(0, 4);
+    BitReader in(w.bytes());
+    const DecodedEntityBlock block = read_entity_block(in, baseline);
+    ASSERT_EQ(block.error, wire::ErrorCode::Ok);
+    ASSERT_EQ(block.changed.size(), 1u);
+    EXPECT_EQ(block.changed[0].yaw(), 0);
+    EXPECT_EQ(block.changed[0].position().z(), 3);
   }
   {
     BitWriter w;  // four billion removed ids announced in a few bytes
@@ -155,6 +169,35 @@ TEST(EntityBlock, ChangeBitsOverNoChangeAndHugeCountsAreMalformed) {
     w.write_tiered(0, kCountTiers);
     EXPECT_TRUE(malformed(w));
   }
+}
+
+// A player's yaw travels in 1/2048 turn: 11 bits new, deltas in those steps, and whatever the baseline held
+// (a prop's yaw, before the kind changed) the decoded yaw has its low 5 bits zero. Oracle: the values
+// computed by hand from docs/protocol.md's tables.
+TEST(EntityBlock, APlayersYawTravelsIn2048thsOfATurn) {
+  const SnapshotState baseline = {wire::EntityState(1, 0, 0, 32 * 100, wire::QuantizedVec(0, 0, 0)),
+                                  wire::EntityState(2, 2, 0, 1234, wire::QuantizedVec(0, 0, 0))};
+  const SnapshotState world = {
+      wire::EntityState(1, 0, 0, 32 * 97, wire::QuantizedVec(0, 0, 0)),  // -3 steps
+      wire::EntityState(2, 0, 0, 32 * 38, wire::QuantizedVec(0, 0, 0)),  // now a player
+      wire::EntityState(3, 0, 0, 65504, wire::QuantizedVec(0, 0, 0))};   // new: 2047
+  const SnapshotDelta d = encode_delta(baseline, world, {}, 1u << 20);
+  ASSERT_EQ(d.changed.size(), 3u);
+  // Entity 1: the change code "yaw" (001) and dyaw -3 (zig-zag 5, the 4-bit tier: 2 + 4); entity 3: kind
+  // 3 bits (a selector bit, then 2), flags 2, yaw 11, three zero coordinates of 11 bits each.
+  EXPECT_EQ(entity_entry_bits(&baseline[0], world[0]), 3u + 6);
+  EXPECT_EQ(entity_entry_bits(nullptr, world[2]), 3u + 2 + 11 + 3 * 11);
+  // Entity 2 turns from 1234 (38.56 steps, floor 38) to 38 steps: no yaw change is sent, only the code
+  // "kind/flags" (0001), the kind and flags (3 + 2 bits) and "no position, no yaw" (2 bits).
+  EXPECT_EQ(entity_entry_bits(&baseline[1], world[1]), 4u + 3 + 2 + 2);
+  BitWriter w;
+  write_entity_block(w, baseline, d.changed, d.removed);
+  BitReader in(w.bytes());
+  const DecodedEntityBlock block = read_entity_block(in, baseline);
+  ASSERT_EQ(block.error, wire::ErrorCode::Ok);
+  ASSERT_EQ(block.changed.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i)
+    EXPECT_TRUE(same_entity_state(block.changed[i], world[i])) << i;
 }
 
 }  // namespace

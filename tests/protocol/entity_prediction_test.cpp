@@ -23,9 +23,11 @@ namespace {
 constexpr std::int32_t kInt32Min = std::numeric_limits<std::int32_t>::min();
 constexpr std::int32_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
+// As a server holds it: a player's (kind 0) yaw in whole 1/2048 turns (its low 5 bits cleared).
 wire::EntityState entity(std::uint32_t id, std::int32_t x, std::int32_t y, std::int32_t z,
                          std::uint16_t yaw = 0, std::uint8_t flags = 0, std::uint8_t kind = 0) {
-  return wire::EntityState(id, kind, flags, yaw, wire::QuantizedVec(x, y, z));
+  const auto held = static_cast<std::uint16_t>(kind == 0 ? yaw & ~31u : yaw);
+  return wire::EntityState(id, kind, flags, held, wire::QuantizedVec(x, y, z));
 }
 
 bool same_states(std::span<const wire::EntityState> a, std::span<const wire::EntityState> b) {
@@ -45,6 +47,11 @@ std::int64_t reference_turn(std::uint16_t from, std::uint16_t to) {
   const std::int64_t forward = (std::int64_t{to} - from + 65536) % 65536;  // [0, 65536)
   return forward < 32768 ? forward : forward - 65536;
 }
+// The same in a player's 1/2048 turns (docs/protocol.md: floor(yaw / 32), wrap11).
+std::int64_t reference_player_turn(std::uint16_t from, std::uint16_t to) {
+  const std::int64_t forward = (std::int64_t{to / 32} - from / 32 + 2048) % 2048;  // [0, 2048)
+  return forward < 1024 ? forward : forward - 2048;
+}
 
 wire::EntityState reference_predict(const wire::EntityState& b, const wire::EntityState* a, std::uint64_t n,
                                     std::uint64_t tb, std::uint64_t ta) {
@@ -59,11 +66,17 @@ wire::EntityState reference_predict(const wire::EntityState& b, const wire::Enti
     p[i] += reference_round((p[i] - q[i]) * ahead, span);
     if (p[i] < kInt32Min || p[i] > kInt32Max) return b;
   }
-  const std::int64_t yaw =
-      (b.yaw() + reference_round(reference_turn(a->yaw(), b.yaw()) * ahead, span)) % 65536;
+  std::int64_t yaw = 0;
+  if (b.kind() == 0) {  // a player: in 1/2048 turns
+    const std::int64_t steps =
+        (b.yaw() / 32 + reference_round(reference_player_turn(a->yaw(), b.yaw()) * ahead, span));
+    yaw = ((steps % 2048 + 2048) % 2048) * 32;
+  } else {
+    yaw = ((b.yaw() + reference_round(reference_turn(a->yaw(), b.yaw()) * ahead, span)) % 65536 + 65536) %
+          65536;
+  }
   return entity(b.id(), static_cast<std::int32_t>(p[0]), static_cast<std::int32_t>(p[1]),
-                static_cast<std::int32_t>(p[2]), static_cast<std::uint16_t>((yaw + 65536) % 65536), b.flags(),
-                b.kind());
+                static_cast<std::int32_t>(p[2]), static_cast<std::uint16_t>(yaw), b.flags(), b.kind());
 }
 
 TEST(EntityPrediction, DivideRoundedIsNearestHalfAwayFromZero) {
@@ -135,7 +148,8 @@ TEST(EntityPrediction, PredictEntityMatchesAReferenceOnRandomInputs) {
     const std::uint8_t flags =
         uniform_int(rng, 0, 9) == 0 ? 1 : static_cast<std::uint8_t>(uniform_int(rng, 0, 1) * 2);
     const auto kind = static_cast<std::uint8_t>(uniform_int(rng, 0, 2));
-    const wire::EntityState b = entity(9, bx, by, bz, yaw_b, flags, kind);
+    // B as any peer may name it: a player's yaw not always whole 1/2048 turns (the rule floors it).
+    const wire::EntityState b(9, kind, flags, yaw_b, wire::QuantizedVec(bx, by, bz));
     const wire::EntityState a = entity(9, ax, ay, az, yaw_a, static_cast<std::uint8_t>(flags ^ 2), 1);
     // Ticks: mostly inside the bound, some beyond it, some degenerate (ta 0, ta >= tb).
     const std::uint64_t ta =
@@ -188,8 +202,12 @@ TEST(EntityPrediction, PredictBaselineReplacesEveryEntityByItsPrediction) {
   // A at tick 10, B at 14, the snapshot at 16: half of A-to-B again, rounded half away from zero.
   const auto predicted = predict_baseline({b, 14, a, 10}, 16, scratch);
   ASSERT_EQ(predicted.size(), 4u);
-  // x 40 + 40 / 2; y -9 + round(-4.5) = -9 - 5; z 1 + round(0.5); yaw 100 + 636 / 2 (65000 to 100 is +636).
-  EXPECT_TRUE(same_entity_state(predicted[0], entity(1, 60, -14, 2, 418)));
+  // x 40 + 40 / 2; y -9 + round(-4.5) = -9 - 5; z 1 + round(0.5); a player's yaw in 1/2048 turns: 65000
+  // and 100 are held as steps 2031 and 3, +20 across 0, so 3 + 20 / 2 = 13 steps, 416.
+  EXPECT_TRUE(same_entity_state(predicted[0], entity(1, 60, -14, 2, 416)));
+  // A prop (kind 2) turns in 1/65536 turns: 100 + 636 / 2.
+  const SnapshotState prop_a = {entity(1, 0, 0, 0, 65000, 0, 2)}, prop_b = {entity(1, 0, 0, 0, 100, 0, 2)};
+  EXPECT_EQ(predict_baseline({prop_b, 14, prop_a, 10}, 16, scratch)[0].yaw(), 418);
   EXPECT_TRUE(same_entity_state(predicted[1], b[1]));
   EXPECT_TRUE(same_entity_state(predicted[2], b[2]));
   EXPECT_TRUE(same_entity_state(predicted[3], b[3]));
@@ -211,7 +229,7 @@ TEST(EntityPrediction, PredictBaselineReplacesEveryEntityByItsPrediction) {
 TEST(EntityPrediction, AStraightRunnerCostsNothingOnceTwoSnapshotsWereAcknowledged) {
   const auto runner = [](std::uint64_t tick) {
     const auto t = static_cast<std::int32_t>(tick);
-    return entity(2, 1000 + 80 * t, -500 - 13 * t, 24, static_cast<std::uint16_t>(65000 + 300 * t));
+    return entity(2, 1000 + 80 * t, -500 - 13 * t, 24, static_cast<std::uint16_t>(64992 + 320 * t));
   };
   const wire::EntityState still = entity(3, 7, 7, 7);
   const SnapshotState at2 = {runner(2), still}, at4 = {runner(4), still}, at6 = {runner(6), still};

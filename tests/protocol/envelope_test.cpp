@@ -100,13 +100,13 @@ TEST(EnvelopeTest, WrongVersion) {
   EXPECT_EQ(view.envelope, nullptr);
 }
 
-// An old client (protocol version 4: the entity block against the baseline as it stands, not its
-// prediction) is refused before anything reads its message.
+// An old client (protocol version 5: a player's yaw in 1/65536 turn, the own position always whole) is
+// refused before anything reads its message.
 TEST(EnvelopeTest, ThePreviousVersionIsRefused) {
-  static_assert(kProtocolVersion == 5, "name the version before this one below");
+  static_assert(kProtocolVersion == 6, "name the version before this one below");
   flatbuffers::FlatBufferBuilder fbb;
   const auto body = wire::CreateKeepAlive(fbb, 5);
-  wire::FinishEnvelopeBuffer(fbb, wire::CreateEnvelope(fbb, 4, 0, wire::Message::KeepAlive, body.Union()));
+  wire::FinishEnvelopeBuffer(fbb, wire::CreateEnvelope(fbb, 5, 0, wire::Message::KeepAlive, body.Union()));
   const EnvelopeView view = verify_envelope({fbb.GetBufferPointer(), fbb.GetSize()}, kMaxDatagramBytes);
   EXPECT_EQ(view.error, wire::ErrorCode::WrongVersion);
   EXPECT_EQ(view.envelope, nullptr);

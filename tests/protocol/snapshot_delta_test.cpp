@@ -22,9 +22,17 @@ constexpr double kYawStep = 2.0 * std::numbers::pi / 65536.0;
 // dequantize_yaw returns a float: its rounding (half an ulp of at most 2pi) comes on top of the step.
 constexpr double kYawFloatSlack = 4.0e-7;
 
+// A player as a server holds it: its yaw in whole 1/2048 turns (quantize_entity_yaw clears the low 5 bits).
 wire::EntityState make_state(std::uint32_t id, std::int32_t x, std::int32_t y, std::int32_t z,
                              std::uint16_t yaw = 0, std::uint8_t flags = 0) {
-  return wire::EntityState(id, 0, flags, yaw, wire::QuantizedVec(x, y, z));
+  return wire::EntityState(id, 0, flags, static_cast<std::uint16_t>(yaw & ~31u), wire::QuantizedVec(x, y, z));
+}
+
+// Any kind's state as a server holds it.
+wire::EntityState held_state(std::uint32_t id, std::uint8_t kind, std::uint8_t flags, std::uint16_t yaw,
+                             const wire::QuantizedVec& position) {
+  const auto held = static_cast<std::uint16_t>(kind == kEntityKindPlayer ? yaw & ~31u : yaw);
+  return wire::EntityState(id, kind, flags, held, position);
 }
 
 bool same_states(std::span<const wire::EntityState> a, std::span<const wire::EntityState> b) {
@@ -85,6 +93,27 @@ TEST(Quantize, YawIsSixteenBitTurnsWrapped) {
   }
 }
 
+// A player's yaw is held in 1/2048 turn: a multiple of 32 steps, within half of 1/2048 turn of the float
+// (the closed form); every other kind's is quantize_yaw's.
+TEST(SnapshotDelta, APlayersYawIsQuantizedTo2048thsOfATurn) {
+  const float pi = std::numbers::pi_v<float>;
+  EXPECT_EQ(quantize_entity_yaw(pi / 2, kEntityKindPlayer), 16384);
+  EXPECT_EQ(quantize_entity_yaw(-pi / 2, kEntityKindPlayer), 49152);
+  EXPECT_EQ(quantize_entity_yaw(std::numeric_limits<float>::quiet_NaN(), kEntityKindPlayer), 0);
+  std::mt19937 rng(13);
+  UniformReal<float> yaw(-20.0f, 20.0f);
+  for (int i = 0; i < 100000; ++i) {
+    const float y = yaw(rng);
+    const std::uint16_t held = quantize_entity_yaw(y, kEntityKindPlayer);
+    ASSERT_EQ(held % 32, 0) << y;
+    const double error =
+        std::remainder(dequantize_yaw(held) - static_cast<double>(y), 2.0 * std::numbers::pi);
+    ASSERT_LE(std::abs(error), 32 * kYawStep / 2 + kYawFloatSlack) << y;
+    ASSERT_EQ(quantize_entity_yaw(y, 2), quantize_yaw(y));
+    ASSERT_EQ(quantize_entity_yaw(y, 1), quantize_yaw(y));
+  }
+}
+
 TEST(SnapshotDelta, SendsOnlyWhatChangedAndRemovedIds) {
   const SnapshotState baseline{make_state(1, 0, 0, 0), make_state(2, 5, 5, 5), make_state(4, 1, 1, 1)};
   const SnapshotState world{make_state(1, 0, 0, 0), make_state(2, 5, 5, 5, 0, kEntityFlagAsleep),
@@ -97,9 +126,10 @@ TEST(SnapshotDelta, SendsOnlyWhatChangedAndRemovedIds) {
   EXPECT_TRUE(d.complete);
   EXPECT_TRUE(same_states(d.result, world));
   // By hand from the layout: removed count 1 (6 bits), id 4 as gap 4 (3-bit tier: 2 + 3 bits); changed
-  // count 2 (6), id 2 as gap 2 (5), change bits 001 then kind 0 (1 + 2) and flags 1 (1 + 1): 3 + 5;
-  // id 3 as gap 0 (1), new: kind 0 (3), flags 0 (2), yaw (16), 9 quanta three times (1 + 10 each).
-  EXPECT_EQ(d.bits, (6 + 5) + 6 + (5 + 3 + 3 + 2) + (1 + 3 + 2 + 16 + 3 * 11));
+  // count 2 (6), id 2 as gap 2 (5), the change code "kind/flags" (0001), kind 0 (1 + 2) and flags 1
+  // (1 + 1), then "no position, no yaw" (2 bits): 4 + 5 + 2; id 3 as gap 0 (1), new: kind 0 (3), flags 0
+  // (2), a player's yaw (11), 9 quanta three times (1 + 10 each).
+  EXPECT_EQ(d.bits, (6 + 5) + 6 + (5 + 4 + 3 + 2 + 2) + (1 + 3 + 2 + 11 + 3 * 11));
 }
 
 TEST(SnapshotDelta, RemovedIdsFitFirstThenOwnEntityThenNearest) {
@@ -110,15 +140,16 @@ TEST(SnapshotDelta, RemovedIdsFitFirstThenOwnEntityThenNearest) {
   for (std::uint32_t id = 4; id <= 10; ++id)
     world.push_back(make_state(id, (id - 3) * 100, 0, 0));
   const DeltaPriority priority{9, wire::QuantizedVec(0, 0, 0)};
-  // Removed 1, 2, 3: count (6) and gaps 1, 0, 0 (3 + 1 + 1); the changed count (6); then each moved
-  // entity: a gap and 3 change bits and the x delta (id - 3) * 100 quanta (zig-zag 200 .. 1400: 9 or 13
-  // bits and its selector) and two zero deltas (1 each). Own 9 (gap 8: 5 + 3 + 3 + 17 + 2 = 30 with
-  // 1400 -> 13 bits: 4 + 13), then 4 (gap 3: 5 + 3 + 12 + 2 = 22) and 5 (gap 0: 1 + 3 + 12 + 2 = 18,
-  // and 9's gap from 5 is 3: 5 bits, no change): 6 + 5 + 6 + 30 + 22 + 18 = 87; 6 (another 18) does not
-  // fit 90.
-  const SnapshotDelta d = encode_delta(baseline, world, priority, 90);
+  // Removed 1, 2, 3 (gaps 1, 0, 0: 5 + 1 + 1 bits) and the two counts (6 each): 19 bits. Then each moved entity: its id gap, the change code
+  // "position" (2 bits), the x delta (id - 3) * 100 quanta (zig-zag 200 .. 1200: the 10-bit tier and its
+  // 5-bit selector, or the 17-bit tier and its 6) and two zero deltas (1 each). Own 9 first (gap 9: 10
+  // bits, then 2 + 23 + 2 = 37), then 4 (gap 4: 5 bits, 2 + 15 + 2, and 9's gap shrinks to 4: 5 bits
+  // less: 19) and 5 (gap 0: 1 bit, 2 + 15 + 2; 9's gap 3 costs what 4 did: 20): 19 + 37 + 19 + 20 = 95;
+  // 6 (another 20) does not fit 100.
+  const SnapshotDelta d = encode_delta(baseline, world, priority, 100);
   EXPECT_EQ(d.removed, (std::vector<std::uint32_t>{1, 2, 3}));
   ASSERT_EQ(d.changed.size(), 3u);  // own 9, then 4 and 5, the nearest; in id order
+  EXPECT_EQ(d.bits, 95u);
   EXPECT_EQ(d.changed[0].id(), 4u);
   EXPECT_EQ(d.changed[1].id(), 5u);
   EXPECT_EQ(d.changed[2].id(), 9u);
@@ -248,8 +279,8 @@ struct RandomWorld {
     UniformInt<int> yaw(0, 65535), kind(0, 2);
     const std::uint32_t id = next_id++;
     entities[id] =
-        wire::EntityState(id, static_cast<std::uint8_t>(kind(rng)), 0, static_cast<std::uint16_t>(yaw(rng)),
-                          wire::QuantizedVec(coordinate(rng), coordinate(rng), coordinate(rng)));
+        held_state(id, static_cast<std::uint8_t>(kind(rng)), 0, static_cast<std::uint16_t>(yaw(rng)),
+                   wire::QuantizedVec(coordinate(rng), coordinate(rng), coordinate(rng)));
   }
   void step() {
     UniformReal<double> u(0, 1);
@@ -263,8 +294,8 @@ struct RandomWorld {
       }
       if (r < 0.4) {  // moves
         const auto& p = e.position();
-        e = wire::EntityState(e.id(), e.kind(), 0, static_cast<std::uint16_t>(e.yaw() + move(rng)),
-                              wire::QuantizedVec(p.x() + move(rng), p.y() + move(rng), p.z() + move(rng)));
+        e = held_state(e.id(), e.kind(), 0, static_cast<std::uint16_t>(e.yaw() + move(rng)),
+                       wire::QuantizedVec(p.x() + move(rng), p.y() + move(rng), p.z() + move(rng)));
       } else if (r < 0.45) {  // falls asleep or wakes: only the flag changes
         e = wire::EntityState(e.id(), e.kind(), e.flags() ^ kEntityFlagAsleep, e.yaw(), e.position());
       }

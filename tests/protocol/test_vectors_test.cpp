@@ -2,7 +2,9 @@
 // cannot drift apart. Each vector in the document is a line `<!-- vector: NAME -->` followed by a
 // ```hex block. When a change to the wire is intended, the failure message prints the new hex to paste.
 #include <gtest/gtest.h>
+
 #include <sodium.h>
+#include <bit>
 
 #include <cctype>
 #include <cstdio>
@@ -99,7 +101,7 @@ const SnapshotState kPredictedA = {
     wire::EntityState(6, 1, 0, 0, wire::QuantizedVec(0, 0, 300)),
 };
 const SnapshotState kPredictedB = {
-    wire::EntityState(1, 0, 0, 200, wire::QuantizedVec(160, -81, 0)),
+    wire::EntityState(1, 0, 0, 192, wire::QuantizedVec(160, -81, 0)),
     wire::EntityState(2, 1, 0, 100, wire::QuantizedVec(16, 32, 0)),
     wire::EntityState(3, 2, 1, 0, wire::QuantizedVec(-5, 0, 7)),
     wire::EntityState(4, 0, 0, 16384, wire::QuantizedVec(1000, -2000, 64)),
@@ -107,7 +109,7 @@ const SnapshotState kPredictedB = {
     wire::EntityState(6, 1, 0, 0, wire::QuantizedVec(0, 0, 200)),
 };
 const SnapshotState kPredictedWorld = {
-    wire::EntityState(1, 0, 0, 300, wire::QuantizedVec(240, -122, 0)),
+    wire::EntityState(1, 0, 0, 288, wire::QuantizedVec(240, -122, 0)),
     wire::EntityState(2, 1, 0, 418, wire::QuantizedVec(36, 29, 0)),
     wire::EntityState(3, 2, 1, 0, wire::QuantizedVec(-5, 0, 7)),
     wire::EntityState(4, 0, 0, 16384, wire::QuantizedVec(1010, -2000, 64)),
@@ -202,17 +204,25 @@ Bytes entity_block_predicted() {
   return {w.bytes().begin(), w.bytes().end()};
 }
 
-Bytes server_frame_snapshot() {
-  const Bytes block = entity_block();
-  Bytes m;
-  write_server_frame(
-      m, {kBlockTick, 7, SnapshotSection{kBlockBaselineTick, 1, true, block}, std::nullopt, std::nullopt});
-  return m;
-}
-
 // A player running on flat ground (docs/protocol.md "Own state" vector).
 const wire::OwnState kOwnState(wire::Vec3f(100.5f, -20.25f, 24), wire::Vec3f(320, -12.5f, 0),
                                wire::Vec3f(0, 0, 1), 0, 17, 1);
+// The ServerFrame's own player: entity 4 of kBlockWorld, at (1000, -2000, 64) quanta = (62.5, -125, 4),
+// a little off its quanta (its own section is relative to them).
+constexpr std::uint32_t kFrameOwnEntity = 4;
+const wire::OwnState kFrameOwnState(wire::Vec3f(62.51f, -125.02f, 4), wire::Vec3f(320, -12.5f, 0),
+                                    wire::Vec3f(0, 0, 1), 0, 17, 1);
+
+Bytes server_frame_snapshot() {
+  const Bytes block = entity_block();
+  BitWriter own;
+  const wire::QuantizedVec reference = kBlockWorld[2].position();
+  write_own_state(own, kFrameOwnState, &reference);
+  Bytes m;
+  write_server_frame(m, {kBlockTick, 7, SnapshotSection{kBlockBaselineTick, kFrameOwnEntity, true, block},
+                         own.bytes(), std::nullopt});
+  return m;
+}
 
 Bytes own_state() {
   BitWriter w;
@@ -365,13 +375,28 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
   EXPECT_EQ(frame_read.tick, kBlockTick);
   EXPECT_EQ(frame_read.input_ack, 7u);
   EXPECT_EQ(frame_read.snapshot->baseline_tick, kBlockBaselineTick);
-  EXPECT_EQ(frame_read.snapshot->own_entity, 1u);
+  EXPECT_EQ(frame_read.snapshot->own_entity, kFrameOwnEntity);
   const AppliedDelta applied = apply_delta(SnapshotBaseline{kBlockBaseline, kBlockBaselineTick, {}, 0},
                                            kBlockTick, frame_read.snapshot->block);
   ASSERT_EQ(applied.error, wire::ErrorCode::Ok);
   ASSERT_EQ(applied.state.size(), kBlockWorld.size());
   for (std::size_t i = 0; i < kBlockWorld.size(); ++i)
     EXPECT_TRUE(same_entity_state(applied.state[i], kBlockWorld[i])) << i;
+  // Its own section is relative to the own entity of that world, and exact.
+  ASSERT_TRUE(frame_read.own.has_value());
+  BitReader frame_own_bits(*frame_read.own);
+  const std::optional<OwnStateBits> frame_own = read_own_state(frame_own_bits);
+  ASSERT_TRUE(frame_own.has_value());
+  EXPECT_EQ(frame_own_bits.finish(), BitReadError::kNone);
+  EXPECT_TRUE(frame_own->relative[0] && frame_own->relative[1] && frame_own->relative[2]);
+  const wire::QuantizedVec own_quanta = applied.state[2].position();
+  const std::optional<wire::OwnState> resolved = resolve_own_state(*frame_own, &own_quanta).state;
+  ASSERT_TRUE(resolved.has_value());
+  EXPECT_EQ(resolved->position().x(), 62.51f);
+  EXPECT_EQ(resolved->position().y(), -125.02f);
+  EXPECT_EQ(resolved->position().z(), 4.0f);
+  EXPECT_EQ(resolved->velocity().x(), 320.0f);
+  EXPECT_EQ(resolved->ground_brush(), 17);
 
   // The documented predicted block, against the prediction from the documented A and B, is the documented
   // world; against B alone it is not (the runner would stand at B).
@@ -388,10 +413,10 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
   // prediction.
   SnapshotState scratch;
   const auto prediction = predict_baseline(kPredictedBase, kBlockTick, scratch);
-  EXPECT_EQ(id_gap_bits(-1, 1) + entity_entry_bits(&kPredictedB[0], kPredictedWorld[0]), 45u);
-  EXPECT_EQ(id_gap_bits(4, 5) + entity_entry_bits(&prediction[4], kPredictedWorld[4]), 18u);
+  EXPECT_EQ(id_gap_bits(-1, 1) + entity_entry_bits(&kPredictedB[0], kPredictedWorld[0]), 39u);
+  EXPECT_EQ(id_gap_bits(4, 5) + entity_entry_bits(&prediction[4], kPredictedWorld[4]), 16u);
   EXPECT_TRUE(same_entity_state(prediction[0], kPredictedWorld[0]));
-  EXPECT_EQ(doc_["entity_block_predicted"].size(), 18u);
+  EXPECT_EQ(doc_["entity_block_predicted"].size(), 17u);
 
   // The documented commands read back as the documented values, quantized.
   BitReader command_bits(doc_["client_commands"]);
@@ -425,7 +450,9 @@ TEST_F(TestVectorsTest, DocumentVectorsWorkThroughThePublicApi) {
 
   // The documented own state reads back as the documented values.
   BitReader own_bits(doc_["own_state"]);
-  const std::optional<wire::OwnState> own = read_own_state(own_bits);
+  const std::optional<OwnStateBits> own_read = read_own_state(own_bits);
+  ASSERT_TRUE(own_read.has_value());
+  const std::optional<wire::OwnState> own = resolve_own_state(*own_read, nullptr).state;
   ASSERT_TRUE(own.has_value());
   EXPECT_EQ(own_bits.finish(), BitReadError::kNone);
   EXPECT_EQ(own->position().x(), 100.5f);
@@ -463,6 +490,13 @@ TEST_F(TestVectorsTest, APythonDecoderFromTheDocumentAgrees) {
     return rows + "]";
   };
   EXPECT_NE(out.find("\"world\": " + rows(kBlockWorld)), std::string::npos) << out;
+  // The frame's own position, relative to its own entity in that world, as float bit patterns.
+  const auto float_bits = [](float v) { return std::to_string(std::bit_cast<std::uint32_t>(v)); };
+  EXPECT_NE(out.find("\"own_position_bits\": [" + float_bits(kFrameOwnState.position().x()) + ", " +
+                     float_bits(kFrameOwnState.position().y()) + ", " +
+                     float_bits(kFrameOwnState.position().z()) + "]"),
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("\"predicted_world\": " + rows(kPredictedWorld)), std::string::npos) << out;
   EXPECT_NE(out.find("\"snapshot_tick\": " + std::to_string(kBlockTick)), std::string::npos) << out;
   EXPECT_NE(out.find("\"baseline_tick\": " + std::to_string(kBlockBaselineTick)), std::string::npos) << out;

@@ -92,8 +92,9 @@ TEST(ClientConnection, FramesStayWithinTheDatagramLimitAndShareItFairly) {
     const ServerFrameMessage f = opened.frame();
     ASSERT_TRUE(f.own.has_value());
     BitReader own_bits(*f.own);
-    const std::optional<wire::OwnState> own_read = read_own_state(own_bits);
-    ASSERT_TRUE(own_read.has_value());
+    const std::optional<OwnStateBits> own_bits_read = read_own_state(own_bits);
+    ASSERT_TRUE(own_bits_read.has_value());
+    const std::optional<wire::OwnState> own_read = own_bits_read->state;
     EXPECT_EQ(own_read->ground_brush(), std::int32_t(tick));
     ASSERT_TRUE(f.snapshot.has_value());
     const std::size_t block_bytes = f.snapshot->block.size();

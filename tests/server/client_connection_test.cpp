@@ -59,7 +59,8 @@ struct TestWorld {
   SnapshotState states() const {
     SnapshotState out;
     for (const auto& [id, b] : bodies) {
-      out.emplace_back(id, id == kOwnEntity ? 0 : 2, 0, quantize_yaw(b.yaw),
+      const std::uint8_t kind = id == kOwnEntity ? 0 : 2;
+      out.emplace_back(id, kind, 0, quantize_entity_yaw(b.yaw, kind),
                        quantize_position(wire::Vec3f(b.x, b.y, b.z)));
     }
     return out;
@@ -323,7 +324,7 @@ TEST(ClientConnection, CommandsInOrderOnceEachWithRefusalsAndDrops) {
   }
 }
 
-// Protocol version 5 through the server's own path: once the client acknowledged two snapshots of an
+// Protocol version 5 (and 6) through the server's own path: once the client acknowledged two snapshots of an
 // entity running straight at constant speed (the second decoded against the first), the runner is not in
 // the block at all, and the client still holds exactly the world; when it stops, it costs a delta.
 TEST(ClientConnection, AStraightRunnerCostsNothingOnceTwoSnapshotsWereAcknowledged) {
@@ -331,9 +332,10 @@ TEST(ClientConnection, AStraightRunnerCostsNothingOnceTwoSnapshotsWereAcknowledg
   ClientConnection& c = p.connection();
   const auto world = [](std::uint64_t tick, std::uint64_t stop) {
     const auto t = static_cast<std::int32_t>(std::min(tick, stop));
-    return SnapshotState{wire::EntityState(kOwnEntity, 0, 0, 0, wire::QuantizedVec(0, 0, 0)),
-                         wire::EntityState(2, 0, 0, static_cast<std::uint16_t>(65000 + 250 * t),
-                                           wire::QuantizedVec(-3000 + 80 * t, 500 - 37 * t, 24))};
+    return SnapshotState{
+        wire::EntityState(kOwnEntity, 0, 0, 0, wire::QuantizedVec(0, 0, 0)),
+        wire::EntityState(2, 0, 0, static_cast<std::uint16_t>(64992 + 256 * t),  // a player's
+                          wire::QuantizedVec(-3000 + 80 * t, 500 - 37 * t, 24))};
   };
   constexpr std::uint64_t kStop = 12;
   std::vector<std::size_t> block_bytes;

@@ -104,7 +104,7 @@ std::string draw_axes(const Axes& a, std::string_view x_title, std::string_view 
   s += fmt::format(R"(<text class="axis-title" x="{:.1f}" y="{:.1f}" text-anchor="middle">{}</text>)",
                    (kLeft + kWidth - kRight) / 2, kHeight - 8, escape(x_title));
   s += fmt::format(
-      R"(<text class="axis-title" x="14" y="{0:.1f}" text-anchor="middle" transform="rotate(-90 14 {0:.1f})">{1}</text>)",
+      R"svg(<text class="axis-title" x="14" y="{0:.1f}" text-anchor="middle" transform="rotate(-90 14 {0:.1f})">{1}</text>)svg",
       (kTop + kHeight - kBottom) / 2, escape(y_title));
   return s;
 }
@@ -257,8 +257,10 @@ std::string report_html(const SimReport& r, std::span<const TimelinePoint> timel
     add(failed, p.failed);
     add(ack50, p.input_ack_p50_ms);
     add(ack99, p.input_ack_p99_ms);
-    add(down, p.down_kbps);
-    add(up, p.up_kbps);
+    if (p.has_rates) {
+      add(down, p.down_kbps);
+      add(up, p.up_kbps);
+    }
     add(rpc, p.rpc_p99_ms);
     if (p.has_server_tick) add(tick, p.server_tick_p99_ms);
   }

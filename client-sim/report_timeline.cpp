@@ -23,7 +23,8 @@ void ReportTimeline::add(const SimProgress& progress, const ServerMetrics& serve
     p.rpc_p99_ms = progress.rpc_p99_ms;
     const double seconds = progress.elapsed - previous_.elapsed;
     const double clients = std::max(1, progress.connected);
-    if (seconds > 0) {
+    if (previous_.elapsed > 0 && seconds > 0) {
+      p.has_rates = true;
       const auto kbps = [&](std::uint64_t now, std::uint64_t before) {
         return double(now - std::min(now, before)) * kBitsPerByte / kBitsPerKilobit / seconds / clients;
       };

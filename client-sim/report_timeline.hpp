@@ -16,8 +16,10 @@
 
 namespace shiftcast {
 
-// One second of the load. Rates are over the time since the point before (the first: since the load
-// started); latencies are the percentiles of what was acknowledged or answered in that time.
+// One second of the load. Rates are over the time since the point before; the first point has none (the
+// totals before it were read up to a second before the load started, so its rates would count
+// connecting traffic too). Latencies are the percentiles of what was acknowledged or answered in that
+// time.
 struct TimelinePoint {
   double t = 0;  // seconds since the load started
   int connected = 0;
@@ -25,6 +27,7 @@ struct TimelinePoint {
   double input_ack_p50_ms = 0;
   double input_ack_p99_ms = 0;
   double rpc_p99_ms = 0;
+  bool has_rates = false;
   double up_kbps = 0;  // per connected client, IP/UDP headers included
   double down_kbps = 0;
   bool has_server_tick = false;  // both scrapes around this second were read

@@ -32,16 +32,20 @@ ServerMetrics scrape(std::uint64_t up_to_1ms, std::uint64_t up_to_2ms) {
 
 TEST(ReportTimeline, RatesArePerSecondAndPerConnectedClient) {
   ReportTimeline t;
-  ServerMetrics unreachable;  // ok = false
+  ServerMetrics unreachable;                         // ok = false
   t.add(progress(0, 10, 1000, 2000), scrape(0, 0));  // connecting: only the starting totals
   EXPECT_TRUE(t.points().empty());
+  // The first second of the load: no rates (the totals before it are from before the load).
+  t.add(progress(1, 10, 1000, 2000), scrape(0, 0));
   // 2 s later, 10 clients sent 50,000 bytes more and received 100,000: 20 and 40 kbit/s each.
-  t.add(progress(2, 10, 51000, 102000), scrape(90, 100));
+  t.add(progress(3, 10, 51000, 102000), scrape(90, 100));
   // Then 0.5 s with 8 connected: 8,000 bytes up is 16 kbit/s each; the scrape failed, so no tick point.
-  t.add(progress(2.5, 8, 59000, 102000), unreachable);
-  ASSERT_EQ(t.points().size(), 2u);
-  const TimelinePoint& a = t.points()[0];
-  EXPECT_DOUBLE_EQ(a.t, 2);
+  t.add(progress(3.5, 8, 59000, 102000), unreachable);
+  ASSERT_EQ(t.points().size(), 3u);
+  EXPECT_FALSE(t.points()[0].has_rates);
+  const TimelinePoint& a = t.points()[1];
+  EXPECT_DOUBLE_EQ(a.t, 3);
+  ASSERT_TRUE(a.has_rates);
   EXPECT_DOUBLE_EQ(a.up_kbps, 20);
   EXPECT_DOUBLE_EQ(a.down_kbps, 40);
   EXPECT_EQ(a.connected, 10);
@@ -50,7 +54,7 @@ TEST(ReportTimeline, RatesArePerSecondAndPerConnectedClient) {
   // 90 ticks within 1 ms, 10 in (1, 2]: the 99th of 100 is 9/10 into the second bucket, 1.9 ms.
   ASSERT_TRUE(a.has_server_tick);
   EXPECT_NEAR(a.server_tick_p99_ms, 1.9, 1e-9);
-  const TimelinePoint& b = t.points()[1];
+  const TimelinePoint& b = t.points()[2];
   EXPECT_DOUBLE_EQ(b.up_kbps, 16);
   EXPECT_DOUBLE_EQ(b.down_kbps, 0);
   EXPECT_FALSE(b.has_server_tick);

@@ -127,10 +127,10 @@ class ChurnRun {
 
   std::vector<Slot> slots_;
   std::vector<Session> sessions_;
-  std::map<std::size_t, SimClientStats> stats_;  // by session index
-  std::multimap<double, int> rejoin_;            // time -> slot
-  bool running_ = false;                         // the client threads take new sessions
-  AckHistogram acks_before_{};                   // the progress line's previous histogram
+  std::map<std::size_t, SimClientStats> stats_;          // by session index
+  std::multimap<double, int> rejoin_;                    // time -> slot
+  bool running_ = false;                                 // the client threads take new sessions
+  client_thread::ProgressHistograms progress_before_{};  // the progress line's previous histograms
 };
 
 std::string ChurnRun::admin_call(std::size_t count, const auto& make, const auto& done) {
@@ -358,7 +358,8 @@ void ChurnRun::report_progress() {
   int clients = 0;
   for (const Slot& s : slots_)
     clients += s.session ? 1 : 0;
-  SimProgress p = client_thread::gather_progress(threads_, clients, std::max(elapsed(), 1e-3), acks_before_);
+  SimProgress p =
+      client_thread::gather_progress(threads_, clients, std::max(elapsed(), 1e-3), progress_before_);
   p.failed = int(c_.sessions_failed);
   progress_(p);
 }

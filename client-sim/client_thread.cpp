@@ -163,8 +163,12 @@ void ClientThread::publish() {
   published_.events.store(totals_.events, std::memory_order_relaxed);
   published_.rpc_calls.store(totals_.rpc_calls, std::memory_order_relaxed);
   published_.late_ticks.store(late_ticks_, std::memory_order_relaxed);
-  for (std::size_t i = 0; i < kAckBuckets; ++i)
+  published_.bytes_up.store(totals_.bytes_up, std::memory_order_relaxed);
+  published_.bytes_down.store(totals_.bytes_down, std::memory_order_relaxed);
+  for (std::size_t i = 0; i < kAckBuckets; ++i) {
     published_.acks[i].store(totals_.acks[i], std::memory_order_relaxed);
+    published_.rpc[i].store(totals_.rpc[i], std::memory_order_relaxed);
+  }
   if (settled != last_settled_) {
     last_settled_ = settled;
     run_.wakeup.notify();
@@ -223,12 +227,32 @@ void ClientThread::reap() {
   }
 }
 
+namespace {
+
+// The nearest-rank `percent` of what a histogram gained since `before`: the upper edge of the bucket that
+// holds it; 0 when it gained nothing.
+double bucket_percentile(const AckHistogram& now, const AckHistogram& before, std::uint64_t percent) {
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < kAckBuckets; ++i)
+    total += now[i] - before[i];
+  if (total == 0) return 0;
+  const std::uint64_t rank = (total * percent + 99) / 100;
+  std::uint64_t seen = 0;
+  for (std::size_t i = 0; i < kAckBuckets; ++i) {
+    seen += now[i] - before[i];
+    if (seen >= rank) return double(i + 1) * kAckBucketMs;
+  }
+  return double(kAckBuckets) * kAckBucketMs;
+}
+
+}  // namespace
+
 SimProgress gather_progress(const std::vector<std::unique_ptr<ClientThread>>& threads, int clients,
-                            double elapsed, AckHistogram& acks_before) {
+                            double elapsed, ProgressHistograms& before) {
   SimProgress p;
   p.elapsed = elapsed;
   p.clients = clients;
-  AckHistogram acks{};
+  ProgressHistograms now{};
   for (const auto& t : threads) {
     const PublishedTotals& s = t->published();
     p.connected += s.connected.load(std::memory_order_relaxed);
@@ -237,23 +261,17 @@ SimProgress gather_progress(const std::vector<std::unique_ptr<ClientThread>>& th
     p.commands += s.commands.load(std::memory_order_relaxed);
     p.events += s.events.load(std::memory_order_relaxed);
     p.rpc_calls += s.rpc_calls.load(std::memory_order_relaxed);
-    for (std::size_t i = 0; i < kAckBuckets; ++i)
-      acks[i] += s.acks[i].load(std::memory_order_relaxed);
-  }
-  // p99 of the acknowledgements since the previous line: the upper edge of the bucket that holds it.
-  std::uint64_t total = 0;
-  for (std::size_t i = 0; i < kAckBuckets; ++i)
-    total += acks[i] - acks_before[i];
-  const std::uint64_t rank = (total * 99 + 99) / 100;  // nearest rank
-  std::uint64_t seen = 0;
-  for (std::size_t i = 0; i < kAckBuckets && total > 0; ++i) {
-    seen += acks[i] - acks_before[i];
-    if (seen >= rank) {
-      p.input_ack_p99_ms = double(i + 1) * kAckBucketMs;
-      break;
+    p.bytes_up += s.bytes_up.load(std::memory_order_relaxed);
+    p.bytes_down += s.bytes_down.load(std::memory_order_relaxed);
+    for (std::size_t i = 0; i < kAckBuckets; ++i) {
+      now.acks[i] += s.acks[i].load(std::memory_order_relaxed);
+      now.rpc[i] += s.rpc[i].load(std::memory_order_relaxed);
     }
   }
-  acks_before = acks;
+  p.input_ack_p50_ms = bucket_percentile(now.acks, before.acks, 50);
+  p.input_ack_p99_ms = bucket_percentile(now.acks, before.acks, 99);
+  p.rpc_p99_ms = bucket_percentile(now.rpc, before.rpc, 99);
+  before = now;
   return p;
 }
 

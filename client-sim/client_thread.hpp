@@ -72,7 +72,10 @@ struct PublishedTotals {
   std::atomic<std::uint64_t> events{0};
   std::atomic<std::uint64_t> rpc_calls{0};
   std::atomic<std::uint64_t> late_ticks{0};
+  std::atomic<std::uint64_t> bytes_up{0};
+  std::atomic<std::uint64_t> bytes_down{0};
   std::array<std::atomic<std::uint64_t>, kAckBuckets> acks{};
+  std::array<std::atomic<std::uint64_t>, kAckBuckets> rpc{};
 };
 
 struct RunShared {
@@ -154,10 +157,16 @@ class ClientThread {
   std::vector<LeftClient> left_;
 };
 
-// The progress line's numbers (run_simulation's and the churn run's), summed over the threads; the p99 is
-// over the acknowledgements since the previous call (`acks_before`, the cumulative histogram then, is
-// updated), as the upper edge of the bucket that holds it.
+// The cumulative latency histograms at the previous progress call.
+struct ProgressHistograms {
+  AckHistogram acks{};
+  AckHistogram rpc{};
+};
+
+// The progress line's numbers (run_simulation's and the churn run's), summed over the threads; the
+// latency percentiles are over what was acknowledged or answered since the previous call (`before`, the
+// cumulative histograms then, is updated), each the upper edge of the bucket that holds it.
 SimProgress gather_progress(const std::vector<std::unique_ptr<ClientThread>>& threads, int clients,
-                            double elapsed, AckHistogram& acks_before);
+                            double elapsed, ProgressHistograms& before);
 
 }  // namespace shiftcast::client_thread

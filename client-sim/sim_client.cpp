@@ -136,6 +136,7 @@ void SimClient::drain() {
 void SimClient::on_datagram(std::span<const std::uint8_t> datagram, double now) {
   ++stats_.datagrams_down;
   stats_.bytes_down += datagram.size() + kUdpIpv4HeaderBytes;
+  shared_.totals->bytes_down += datagram.size() + kUdpIpv4HeaderBytes;
   const ClientCounters& c = session_.counters();
   const std::uint64_t snapshots_before = c.snapshots_received;
   const std::uint64_t skipped_before = c.snapshots_skipped;
@@ -220,8 +221,7 @@ void SimClient::take_acks() {
   for (const CommandAck& a : session_.take_command_acks()) {
     const double ms = (a.acked_at - a.sent_at) * 1000.0;
     if (shared_.measuring) stats_.input_ack_ms.push_back(ms);
-    const auto bucket = std::min(kAckBuckets - 1, std::size_t(std::max(0.0, ms) / kAckBucketMs));
-    ++shared_.totals->acks[bucket];
+    ++shared_.totals->acks[latency_bucket(ms)];
   }
 }
 
@@ -344,6 +344,7 @@ void SimClient::transmit(std::span<const std::uint8_t> datagram) {
   if (ec) return;  // a full socket buffer drops it, as the network could
   ++stats_.datagrams_up;
   stats_.bytes_up += n + kUdpIpv4HeaderBytes;
+  shared_.totals->bytes_up += n + kUdpIpv4HeaderBytes;
 }
 
 void SimClient::send_all(const std::vector<std::vector<std::uint8_t>>& datagrams, double now) {
@@ -427,6 +428,7 @@ void SimClient::on_shot_reply(const RpcReply& reply, bool rewound) {
     return;
   }
   if (shared_.measuring) (rewound ? raycast_rewound_ms_ : raycast_ms_)->push_back(reply.latency_ms);
+  ++shared_.totals->rpc[latency_bucket(reply.latency_ms)];
 }
 
 void SimClient::abandon(double now) {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <flatbuffers/flatbuffers.h>
+#include <algorithm>
 #include <array>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/udp.hpp>
@@ -42,10 +43,15 @@
 
 namespace shiftcast {
 
-// Input-to-acknowledgement latency, bucketed for the live progress line (exact samples go to the stats).
+// Input-to-acknowledgement and RPC latency, bucketed for the live progress line and the report's
+// timeline (exact samples go to the stats).
 inline constexpr double kAckBucketMs = 0.5;
 inline constexpr std::size_t kAckBuckets = 400;  // the last bucket also holds everything beyond 200 ms
 using AckHistogram = std::array<std::uint64_t, kAckBuckets>;
+// The bucket a latency of `ms` counts in.
+inline std::size_t latency_bucket(double ms) {
+  return std::min(kAckBuckets - 1, static_cast<std::size_t>(std::max(0.0, ms) / kAckBucketMs));
+}
 // Datagrams one read takes from a client's socket (recvmmsg) before the client lets its thread's other
 // work run: a burst of snapshots costs one system call per batch, and the turn stays bounded.
 inline constexpr std::size_t kReceiveBatch = 4;
@@ -58,7 +64,10 @@ struct SimThreadTotals {
   std::uint64_t commands = 0;
   std::uint64_t events = 0;
   std::uint64_t rpc_calls = 0;
+  std::uint64_t bytes_up = 0;  // datagrams and their IP/UDP headers, as SimClientStats counts them
+  std::uint64_t bytes_down = 0;
   AckHistogram acks{};
+  AckHistogram rpc{};  // RPC shot latency (raycasts, rewound or not)
 };
 
 // What a thread's clients share: all of it used from that thread only.

@@ -3,7 +3,7 @@
 // budgets held (sim_options.hpp: kSimExit*).
 //
 //   build/client-sim/shiftcast-sim --config configs/server.toml --profile configs/load/smoke.toml
-//                                  --json sim-report.json
+//                                  --json sim-report.json --html sim-report.html
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -13,6 +13,8 @@
 #include <mutex>
 #include <string>
 
+#include "client-sim/report_html.hpp"
+#include "client-sim/report_timeline.hpp"
 #include "client-sim/sim_options.hpp"
 #include "client-sim/sim_report.hpp"
 #include "client-sim/sim_runner.hpp"
@@ -73,11 +75,22 @@ int run(const SimOptions& options) {
   if (!before.ok) return cannot_run("cannot read the server's metrics: " + before.error);
 
   ProgressPrinter printer(options.progress);
+  // The page's timeline: a scrape of the server's metrics with every progress report, for its tick time.
+  ReportTimeline timeline;
+  std::mutex timeline_mutex;
+  const bool page = !options.html_path.empty();
   // The second scrape while the run's matches still exist: their series leave /metrics when they end.
   ServerMetrics after;
   after.error = "the run ended before the load";
   SimRunResult result = run_simulation(
-      options, level, [&](const SimProgress& p) { printer.print(p); },
+      options, level,
+      [&](const SimProgress& p) {
+        printer.print(p);
+        if (!page) return;
+        const ServerMetrics now = scrape_server_metrics(options);
+        std::lock_guard lock(timeline_mutex);
+        timeline.add(p, now);
+      },
       [&] { after = scrape_server_metrics(options); });
   printer.finish();
   if (!result.error.empty()) return cannot_run(result.error);
@@ -90,6 +103,12 @@ int run(const SimOptions& options) {
     out << report_json(report);
     out.close();
     if (!out) return cannot_run("cannot write " + options.json_path);
+  }
+  if (page) {
+    std::ofstream out(options.html_path, std::ios::binary | std::ios::trunc);
+    out << report_html(report, timeline.points(), result);
+    out.close();
+    if (!out) return cannot_run("cannot write " + options.html_path);
   }
   return report.budgets_met ? kSimExitOk : kSimExitBudgetMissed;
 }

@@ -96,6 +96,8 @@ const Flag kFlags[] = {
      [](SimOptions& o, std::string_view f, std::string_view v) { o.connect_timeout = parse_real(f, v); }},
     {"json", "FILE", "also write the report as JSON to FILE",
      [](SimOptions& o, std::string_view f, std::string_view v) { o.json_path = non_empty(f, v); }},
+    {"html", "FILE", "also write the report as one self-contained page with plots to FILE",
+     [](SimOptions& o, std::string_view f, std::string_view v) { o.html_path = non_empty(f, v); }},
     {"tick-rate", "HZ", "tick rate of the matches created, 20..128 (default 64)",
      [](SimOptions& o, std::string_view f, std::string_view v) {
        o.tick_rate = static_cast<int>(parse_integer(f, v, kIntMin, kIntMax));

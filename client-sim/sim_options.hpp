@@ -67,6 +67,7 @@ struct SimOptions {
   double duration = 30;  // seconds of load after every client connected (or the connect timeout)
   double connect_timeout = 20;
   std::string json_path;             // empty: no JSON file
+  std::string html_path;             // empty: no HTML page (client-sim/report_html.hpp)
   int tick_rate = kDefaultTickRate;  // asked of the server for the matches this run creates
   int snapshot_rate = kDefaultSnapshotRate;
   std::string level = "oa_dm1";  // a level name the server hosts

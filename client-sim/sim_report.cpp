@@ -154,6 +154,12 @@ Percentiles percentiles(std::vector<double> samples) {
   return out;
 }
 
+Percentiles server_tick_ms_between(const ServerMetrics& before, const ServerMetrics& after) {
+  if (!before.ok || !after.ok) return {};
+  return histogram_percentiles(after.tick_bucket_bounds, histogram_delta(before, after),
+                               kMillisecondsPerSecond);
+}
+
 SimReport make_report(const SimOptions& options, const SimRunResult& run, const ServerMetrics& before,
                       const ServerMetrics& after) {
   SimReport r;
@@ -262,8 +268,7 @@ SimReport make_report(const SimOptions& options, const SimRunResult& run, const 
                            : !after.ok ? "after the load: " + after.error
                                        : "";
   if (r.server_metrics_ok) {
-    r.server_tick_ms = histogram_percentiles(after.tick_bucket_bounds, histogram_delta(before, after),
-                                             kMillisecondsPerSecond);
+    r.server_tick_ms = server_tick_ms_between(before, after);
     r.server_late_ticks = minus_or_zero(after.late_ticks, before.late_ticks);
     r.invariant_violations = minus_or_zero(after.invariant_violations, before.invariant_violations);
     const bool timed = before.taken != std::chrono::steady_clock::time_point{} && after.taken > before.taken;

@@ -104,6 +104,9 @@ struct SimReport {
 
 SimReport make_report(const SimOptions& options, const SimRunResult& run, const ServerMetrics& before,
                       const ServerMetrics& after);
+// The server's tick time between two scrapes, in milliseconds (what make_report reports for the whole
+// load; the report page's timeline takes it second by second). Zeros when either scrape failed.
+Percentiles server_tick_ms_between(const ServerMetrics& before, const ServerMetrics& after);
 std::string format_report_table(const SimReport& report);
 // One line, no newline: "t=12s clients 512/512 failed 0 snapshots/s 16k commands/s 32k events/s 250 rpc/s
 // 1.0k ack p99 18.2 ms" ("connecting" instead of t= while elapsed is 0). Counts in SimProgress are totals

@@ -215,11 +215,11 @@ SimRunResult run_simulation(const SimOptions& options, const SimLevel& level,
     threads[t]->start(first_tick + to_duration(period * double(t) / double(threads.size())));
 
   // 4. Connecting: until every client connected or failed, or the connect timeout.
-  AckHistogram acks_before{};
+  client_thread::ProgressHistograms progress_before{};
   std::uint64_t seen = 0;
   auto next_progress = Clock::now() + kProgressInterval;
   const auto report = [&](double elapsed) {
-    const SimProgress p = client_thread::gather_progress(threads, int(total), elapsed, acks_before);
+    const SimProgress p = client_thread::gather_progress(threads, int(total), elapsed, progress_before);
     if (progress) progress(p);
     return p;
   };

@@ -45,7 +45,11 @@ struct SimProgress {
   std::uint64_t commands = 0;
   std::uint64_t events = 0;
   std::uint64_t rpc_calls = 0;
-  double input_ack_p99_ms = 0;  // over the last second
+  std::uint64_t bytes_up = 0;  // all clients' datagrams, IP/UDP headers included
+  std::uint64_t bytes_down = 0;
+  double input_ack_p50_ms = 0;  // over the last second (bucketed: kAckBucketMs)
+  double input_ack_p99_ms = 0;
+  double rpc_p99_ms = 0;  // the shots answered in the last second
 };
 
 struct SimRunResult {

@@ -1,9 +1,9 @@
 #include "protocol/entity_block.hpp"
 
-#include "protocol/snapshot_delta.hpp"
-
 #include <algorithm>
 #include <limits>
+
+#include "protocol/snapshot_delta.hpp"
 
 namespace shiftcast {
 namespace {
@@ -11,28 +11,13 @@ namespace {
 constexpr std::int64_t kMaxId = std::numeric_limits<std::uint32_t>::max();
 constexpr std::int64_t kMinCoordinate = std::numeric_limits<std::int32_t>::min();
 constexpr std::int64_t kMaxCoordinate = std::numeric_limits<std::int32_t>::max();
-// The fewest bits a removed id (its gap) and a changed entity (gap and three change bits) can take: a
+// The fewest bits a removed id (its gap) and a changed entity (gap and change code) can take: a
 // count larger than the bits left over these is a lie, refused before anything is allocated for it.
 constexpr std::size_t kMinRemovedBits = 1;
 constexpr std::size_t kMinChangedBits = 2;
 
 std::uint64_t gap(std::int64_t previous, std::uint32_t id) {
   return static_cast<std::uint64_t>(std::int64_t{id} - previous - 1);
-}
-
-// The yaw change in an entity's own steps (1/65536 turn, a player's 1/2048: snapshot_delta.hpp) the
-// shorter way round: a signed (16 - shift)-bit difference, exactly half a turn the negative one.
-std::int64_t yaw_delta(std::uint16_t from, std::uint16_t to, unsigned shift) {
-  const unsigned bits = 16 - shift;
-  const std::uint32_t mask = (1u << bits) - 1;
-  const std::uint32_t d = (static_cast<std::uint32_t>(to >> shift) - (from >> shift)) & mask;
-  return d >= (1u << (bits - 1)) ? std::int64_t{d} - (std::int64_t{1} << bits) : std::int64_t{d};
-}
-
-// `from` turned by `steps` of the entity's yaw unit; the low `shift` bits come out zero.
-std::uint16_t turn_yaw(std::uint16_t from, std::int64_t steps, unsigned shift) {
-  const std::uint64_t unit = static_cast<std::uint64_t>((from >> shift) + steps) & ((1u << (16 - shift)) - 1);
-  return static_cast<std::uint16_t>(unit << shift);
 }
 
 std::span<const unsigned> yaw_delta_tiers(unsigned shift) {
@@ -97,7 +82,7 @@ void write_entry(BitWriter& out, const wire::EntityState* base, const wire::Enti
   // The change code first (kind first when it changed: it says in which steps the yaw travels).
   const bool kind_flags = base->kind() != now.kind() || base->flags() != now.flags();
   const bool position = !same_position(base->position(), now.position());
-  const std::int64_t turn = yaw_delta(base->yaw(), now.yaw(), shift);
+  const std::int64_t turn = yaw_turn(base->yaw(), now.yaw(), shift);
   write_change_code(out, {kind_flags, position, turn != 0});
   if (kind_flags) {
     out.write_tiered(now.kind(), kKindTiers);
@@ -210,7 +195,8 @@ std::size_t entity_entry_bits(const wire::EntityState* base, const wire::EntityS
            tiered_bits(zigzag_encode(now.position().z()), kPositionTiers);
   }
   const Changes c{base->kind() != now.kind() || base->flags() != now.flags(),
-                  !same_position(base->position(), now.position()), yaw_delta(base->yaw(), now.yaw(), shift) != 0};
+                  !same_position(base->position(), now.position()),
+                  yaw_turn(base->yaw(), now.yaw(), shift) != 0};
   std::size_t bits = change_code_bits(c);
   if (c.kind_flags) bits += tiered_bits(now.kind(), kKindTiers) + tiered_bits(now.flags(), kFlagTiers);
   if (c.position) {
@@ -221,7 +207,8 @@ std::size_t entity_entry_bits(const wire::EntityState* base, const wire::EntityS
             tiered_bits(zigzag_encode(coordinate_delta(base->position().z(), now.position().z())),
                         kPositionDeltaTiers);
   }
-  if (c.yaw) bits += tiered_bits(zigzag_encode(yaw_delta(base->yaw(), now.yaw(), shift)), yaw_delta_tiers(shift));
+  if (c.yaw)
+    bits += tiered_bits(zigzag_encode(yaw_turn(base->yaw(), now.yaw(), shift)), yaw_delta_tiers(shift));
   return bits;
 }
 

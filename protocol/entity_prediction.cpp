@@ -9,14 +9,6 @@ namespace {
 constexpr std::int64_t kMinCoordinate = std::numeric_limits<std::int32_t>::min();
 constexpr std::int64_t kMaxCoordinate = std::numeric_limits<std::int32_t>::max();
 
-// The change from `from` to `to` the shorter way round, in steps of 1 << shift: a signed (16 - shift)-bit
-// difference (wrap16 for shift 0, wrap11 of the steps for a player's shift 5).
-std::int64_t wrap_steps(std::uint16_t from, std::uint16_t to, unsigned shift) {
-  const unsigned bits = 16 - shift;
-  const std::uint32_t d = (static_cast<std::uint32_t>(to >> shift) - (from >> shift)) & ((1u << bits) - 1);
-  return d >= (1u << (bits - 1)) ? std::int64_t{d} - (std::int64_t{1} << bits) : std::int64_t{d};
-}
-
 // pB + round((pB - pA) * ahead / span), or nothing outside int32. |pB - pA| < 2^32 and ahead <= 63
 // (kMaxPredictionTicks), so the product stays far inside int64.
 std::optional<std::int32_t> extrapolate(std::int32_t a, std::int32_t b, std::int64_t ahead,
@@ -52,10 +44,8 @@ wire::EntityState predict_entity(const wire::EntityState& b, const wire::EntityS
   if (!x || !y || !z) return b;
   // In the entity's own yaw steps (a player's 1/2048 turn), so a player's prediction is one it can hold.
   const unsigned shift = yaw_shift(b.kind());
-  const std::int64_t turn = divide_rounded(wrap_steps(a->yaw(), b.yaw(), shift) * ahead, span);
-  const std::uint64_t steps =
-      static_cast<std::uint64_t>((b.yaw() >> shift) + turn) & ((1u << (16 - shift)) - 1);
-  const auto yaw = static_cast<std::uint16_t>(steps << shift);
+  const std::int64_t turn = divide_rounded(yaw_turn(a->yaw(), b.yaw(), shift) * ahead, span);
+  const std::uint16_t yaw = turn_yaw(b.yaw(), turn, shift);
   return wire::EntityState(b.id(), b.kind(), b.flags(), yaw, wire::QuantizedVec(*x, *y, *z));
 }
 

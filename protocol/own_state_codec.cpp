@@ -2,7 +2,6 @@
 
 #include <bit>
 #include <cstdint>
-#include <limits>
 
 #include "protocol/snapshot_delta.hpp"
 

@@ -79,6 +79,17 @@ unsigned yaw_shift(std::uint8_t kind) {
   return kind == kEntityKindPlayer ? kPlayerYawShift : 0;
 }
 
+std::int64_t yaw_turn(std::uint16_t from, std::uint16_t to, unsigned shift) {
+  const unsigned bits = 16 - shift;
+  const std::uint32_t d = (static_cast<std::uint32_t>(to >> shift) - (from >> shift)) & ((1u << bits) - 1);
+  return d >= (1u << (bits - 1)) ? std::int64_t{d} - (std::int64_t{1} << bits) : std::int64_t{d};
+}
+
+std::uint16_t turn_yaw(std::uint16_t from, std::int64_t steps, unsigned shift) {
+  const std::uint64_t unit = static_cast<std::uint64_t>((from >> shift) + steps) & ((1u << (16 - shift)) - 1);
+  return static_cast<std::uint16_t>(unit << shift);
+}
+
 std::uint16_t quantize_entity_yaw(float yaw, std::uint8_t kind) {
   const unsigned shift = yaw_shift(kind);
   if (shift == 0) return quantize_yaw(yaw);

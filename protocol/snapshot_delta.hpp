@@ -52,6 +52,12 @@ std::uint16_t quantize_yaw(float yaw);
 float dequantize_yaw(std::uint16_t yaw);  // in [0, 2pi)
 // How many low yaw bits an entity of `kind` does not send: kPlayerYawShift for players, else 0.
 unsigned yaw_shift(std::uint8_t kind);
+// The turn from `from` to `to` in steps of 1 << shift (an entity's yaw steps: yaw_shift), the shorter
+// way round: a signed (16 - shift)-bit value, exactly half a turn the negative one (wrap16 for shift 0;
+// wrap11 of floor(yaw / 32) for a player). Both the entity block and the prediction count turns so.
+std::int64_t yaw_turn(std::uint16_t from, std::uint16_t to, unsigned shift);
+// `from` turned by `steps` of 1 << shift, wrapped; the low `shift` bits come out zero.
+std::uint16_t turn_yaw(std::uint16_t from, std::int64_t steps, unsigned shift);
 // The yaw an entity of `kind` is held at: quantize_yaw for every kind but players, whose yaw is rounded
 // to the nearest 1/2048 turn (half away from zero) and wrapped. What a server puts in its snapshots.
 std::uint16_t quantize_entity_yaw(float yaw, std::uint8_t kind);

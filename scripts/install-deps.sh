@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libbullet-dev libembree-dev
   libsodium-dev libtomlplusplus-dev python3-flatbuffers curl
+  chromium chromium-driver python3-selenium  # the report page read in a real browser (tests/browser/)
 )
 
 missing=()

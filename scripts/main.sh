@@ -42,8 +42,9 @@ grep 'shiftcast-server listening' "$server_log.out"
 
 status=0
 build/client-sim/shiftcast-sim --config "$config" --level oa_dm1 --matches 1 --clients 32 --duration 30 \
-  --profile configs/load/default.toml --json build/main-report.json "$@" || status=$?
-echo "main: report also in build/main-report.json; server log in $server_log"
+  --profile configs/load/default.toml --json build/main-report.json --html build/main-report.html "$@" ||
+  status=$?
+echo "main: report also in build/main-report.json and, with plots, build/main-report.html; server log in $server_log"
 stop_server
 trap - EXIT
 exit "$status"

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -73,10 +74,14 @@ std::optional<wire::OwnState> unpacked(const std::vector<std::uint8_t>& bytes,
   return resolved.state;
 }
 
-// The quantized position of `p` (what the snapshot's own entity holds), moved by up to `off` quanta.
+// The quantized position of `p` (what the snapshot's own entity holds), moved by up to `off` quanta and
+// kept in the int32 range (a huge or infinite coordinate quantizes to its edge).
 wire::QuantizedVec reference_near(const wire::Vec3f& p, int off, std::mt19937& rng) {
   const auto q = [&](float c) {
-    return static_cast<std::int32_t>(quantize_coordinate(c) + static_cast<int>(rng() % (2 * off + 1)) - off);
+    const std::int64_t moved =
+        std::int64_t{quantize_coordinate(c)} + std::int64_t(rng() % (2 * off + 1)) - off;
+    return static_cast<std::int32_t>(std::clamp<std::int64_t>(moved, std::numeric_limits<std::int32_t>::min(),
+                                                              std::numeric_limits<std::int32_t>::max()));
   };
   return wire::QuantizedVec(q(p.x()), q(p.y()), q(p.z()));
 }

@@ -208,11 +208,8 @@ bool ClientSession::on_server_frame(const ServerFrameMessage& frame, double now,
     const wire::QuantizedVec* reference = nullptr;
     const auto held = frame.snapshot ? history_.find(frame.tick) : history_.end();
     if (held != history_.end()) {
-      const SnapshotState& state = *held->second.state;
-      const auto it =
-          std::lower_bound(state.begin(), state.end(), frame.snapshot->own_entity,
-                           [](const wire::EntityState& e, std::uint32_t id) { return e.id() < id; });
-      if (it != state.end() && it->id() == frame.snapshot->own_entity) reference = &it->position();
+      if (const wire::EntityState* e = find_entity(*held->second.state, frame.snapshot->own_entity))
+        reference = &e->position();
     }
     ResolvedOwnState resolved = resolve_own_state(*own_bits, reference);
     if (resolved.error != wire::ErrorCode::Ok) {

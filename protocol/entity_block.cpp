@@ -33,12 +33,6 @@ bool same_position(const wire::QuantizedVec& a, const wire::QuantizedVec& b) {
   return a.x() == b.x() && a.y() == b.y() && a.z() == b.z();
 }
 
-const wire::EntityState* find(std::span<const wire::EntityState> baseline, std::uint32_t id) {
-  const auto it = std::lower_bound(baseline.begin(), baseline.end(), id,
-                                   [](const wire::EntityState& e, std::uint32_t v) { return e.id() < v; });
-  return it != baseline.end() && it->id() == id ? &*it : nullptr;
-}
-
 // What a delta changes. The change code (protocol version 6) is prefix-free, the commonest first: `1`
 // position and yaw, `01` position, `001` yaw, `0001` kind/flags (the two fields, then a position bit and
 // a yaw bit follow), `0000` nothing (only when the baseline held a player's yaw between its steps).
@@ -194,9 +188,9 @@ std::size_t entity_entry_bits(const wire::EntityState* base, const wire::EntityS
            tiered_bits(zigzag_encode(now.position().y()), kPositionTiers) +
            tiered_bits(zigzag_encode(now.position().z()), kPositionTiers);
   }
+  const std::int64_t turn = yaw_turn(base->yaw(), now.yaw(), shift);
   const Changes c{base->kind() != now.kind() || base->flags() != now.flags(),
-                  !same_position(base->position(), now.position()),
-                  yaw_turn(base->yaw(), now.yaw(), shift) != 0};
+                  !same_position(base->position(), now.position()), turn != 0};
   std::size_t bits = change_code_bits(c);
   if (c.kind_flags) bits += tiered_bits(now.kind(), kKindTiers) + tiered_bits(now.flags(), kFlagTiers);
   if (c.position) {
@@ -207,8 +201,7 @@ std::size_t entity_entry_bits(const wire::EntityState* base, const wire::EntityS
             tiered_bits(zigzag_encode(coordinate_delta(base->position().z(), now.position().z())),
                         kPositionDeltaTiers);
   }
-  if (c.yaw)
-    bits += tiered_bits(zigzag_encode(yaw_turn(base->yaw(), now.yaw(), shift)), yaw_delta_tiers(shift));
+  if (c.yaw) bits += tiered_bits(zigzag_encode(turn), yaw_delta_tiers(shift));
   return bits;
 }
 
@@ -256,7 +249,7 @@ DecodedEntityBlock read_entity_block(BitReader& in, std::span<const wire::Entity
     if (!next_id(in, previous)) return malformed();
     const auto id = static_cast<std::uint32_t>(previous);
     wire::EntityState e;
-    if (!read_entry(in, find(baseline, id), id, e) || !in.ok()) return malformed();
+    if (!read_entry(in, find_entity(baseline, id), id, e) || !in.ok()) return malformed();
     block.changed.push_back(e);
   }
   return block;

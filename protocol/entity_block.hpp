@@ -43,7 +43,7 @@ namespace shiftcast {
 inline constexpr std::array<unsigned, 5> kIdGapTiers = {0, 3, 7, 12, 32};
 inline constexpr std::array<unsigned, 3> kCountTiers = {5, 10, 32};
 inline constexpr std::array<unsigned, 7> kPositionDeltaTiers = {0, 3, 5, 7, 10, 17, 33};  // zig-zag quanta
-inline constexpr std::array<unsigned, 5> kPositionTiers = {10, 14, 18, 22, 32};        // zig-zag quanta
+inline constexpr std::array<unsigned, 5> kPositionTiers = {10, 14, 18, 22, 32};           // zig-zag quanta
 inline constexpr std::array<unsigned, 3> kYawDeltaTiers = {5, 10, 16};  // zig-zag, wrapped to int16
 // A player's yaw delta in 1/2048 turn: a bot's turn against its prediction is mostly under 8 steps.
 inline constexpr std::array<unsigned, 4> kPlayerYawDeltaTiers = {2, 4, 6, 11};  // zig-zag, wrapped to 11 bits

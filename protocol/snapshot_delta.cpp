@@ -103,6 +103,12 @@ float dequantize_yaw(std::uint16_t yaw) {
   return static_cast<float>(yaw * (kTwoPi / kYawStepsPerTurn));
 }
 
+const wire::EntityState* find_entity(std::span<const wire::EntityState> state, std::uint32_t id) {
+  const auto it = std::lower_bound(state.begin(), state.end(), id,
+                                   [](const wire::EntityState& e, std::uint32_t v) { return e.id() < v; });
+  return it != state.end() && it->id() == id ? &*it : nullptr;
+}
+
 bool same_entity_state(const wire::EntityState& a, const wire::EntityState& b) {
   static_assert(sizeof(wire::EntityState) == 20, "EntityState has no padding: compare its bytes");
   return std::memcmp(&a, &b, sizeof(wire::EntityState)) == 0;

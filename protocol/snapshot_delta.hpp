@@ -62,6 +62,9 @@ std::uint16_t turn_yaw(std::uint16_t from, std::int64_t steps, unsigned shift);
 // to the nearest 1/2048 turn (half away from zero) and wrapped. What a server puts in its snapshots.
 std::uint16_t quantize_entity_yaw(float yaw, std::uint8_t kind);
 
+// The entry with `id` in a state ascending by id, or null.
+const wire::EntityState* find_entity(std::span<const wire::EntityState> state, std::uint32_t id);
+
 // The same state, bit for bit (every field of the quantized struct).
 bool same_entity_state(const wire::EntityState& a, const wire::EntityState& b);
 

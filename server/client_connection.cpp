@@ -245,10 +245,7 @@ std::vector<std::uint8_t> ClientConnection::build_frame_shared(
   const wire::QuantizedVec* own_reference = nullptr;
   if (with_snapshot) {
     const SnapshotState& held = delta.complete ? *world : delta.result;
-    const auto it =
-        std::lower_bound(held.begin(), held.end(), params_.entity,
-                         [](const wire::EntityState& e, std::uint32_t id) { return e.id() < id; });
-    if (it != held.end() && it->id() == params_.entity) own_reference = &it->position();
+    if (const wire::EntityState* e = find_entity(held, params_.entity)) own_reference = &e->position();
   }
   frame.own = pack_own(own, own_reference);
   input_ack_sent_ = run_ack_;

@@ -140,12 +140,12 @@ TEST(SnapshotDelta, RemovedIdsFitFirstThenOwnEntityThenNearest) {
   for (std::uint32_t id = 4; id <= 10; ++id)
     world.push_back(make_state(id, (id - 3) * 100, 0, 0));
   const DeltaPriority priority{9, wire::QuantizedVec(0, 0, 0)};
-  // Removed 1, 2, 3 (gaps 1, 0, 0: 5 + 1 + 1 bits) and the two counts (6 each): 19 bits. Then each moved entity: its id gap, the change code
-  // "position" (2 bits), the x delta (id - 3) * 100 quanta (zig-zag 200 .. 1200: the 10-bit tier and its
-  // 5-bit selector, or the 17-bit tier and its 6) and two zero deltas (1 each). Own 9 first (gap 9: 10
-  // bits, then 2 + 23 + 2 = 37), then 4 (gap 4: 5 bits, 2 + 15 + 2, and 9's gap shrinks to 4: 5 bits
-  // less: 19) and 5 (gap 0: 1 bit, 2 + 15 + 2; 9's gap 3 costs what 4 did: 20): 19 + 37 + 19 + 20 = 95;
-  // 6 (another 20) does not fit 100.
+  // Removed 1, 2, 3 (gaps 1, 0, 0: 5 + 1 + 1 bits) and the two counts (6 each): 19 bits. Then each moved
+  // entity: its id gap, the change code "position" (2 bits), the x delta (id - 3) * 100 quanta (zig-zag 200
+  // .. 1200: the 10-bit tier and its 5-bit selector, or the 17-bit tier and its 6) and two zero deltas (1
+  // each). Own 9 first (gap 9: 10 bits, then 2 + 23 + 2 = 37), then 4 (gap 4: 5 bits, 2 + 15 + 2, and 9's gap
+  // shrinks to 4: 5 bits less: 19) and 5 (gap 0: 1 bit, 2 + 15 + 2; 9's gap 3 costs what 4 did: 20): 19 + 37
+  // + 19 + 20 = 95; 6 (another 20) does not fit 100.
   const SnapshotDelta d = encode_delta(baseline, world, priority, 100);
   EXPECT_EQ(d.removed, (std::vector<std::uint32_t>{1, 2, 3}));
   ASSERT_EQ(d.changed.size(), 3u);  // own 9, then 4 and 5, the nearest; in id order

@@ -7,6 +7,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -26,6 +27,7 @@ namespace {
 namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
+namespace websocket = beast::websocket;
 using tcp = net::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
@@ -54,6 +56,12 @@ std::optional<wire::ErrorCode> rejection_code(HttpClose reason) {
     case HttpClose::kNotFound:
     case HttpClose::kMethodNotAllowed:
       return wire::ErrorCode::UnexpectedMessage;
+    case HttpClose::kSpectatorRefused:
+      return wire::ErrorCode::Unauthorized;
+    case HttpClose::kTooManyViewers:
+      return wire::ErrorCode::TooManyConnections;
+    case HttpClose::kBadParameter:
+      return wire::ErrorCode::BadArgument;
     case HttpClose::kAcceptError:
     case HttpClose::kCount:
       break;
@@ -85,6 +93,12 @@ const char* to_string(HttpClose reason) {
       return "method_not_allowed";
     case HttpClose::kAcceptError:
       return "accept_error";
+    case HttpClose::kSpectatorRefused:
+      return "spectator_refused";
+    case HttpClose::kTooManyViewers:
+      return "too_many_viewers";
+    case HttpClose::kBadParameter:
+      return "bad_parameter";
     case HttpClose::kCount:
       break;
   }
@@ -222,13 +236,19 @@ class HttpServer::Session : public std::enable_shared_from_this<Session> {
       state_->count(HttpClose::kBadRequest, peer_);
       return respond(http::status::bad_request, "bad request\n", kPlainText, false, kHttp11);
     }
-    const http::request<http::string_body>& request = parser_->get();
-    route(request.method(), std::string_view(request.target().data(), request.target().size()),
-          request.keep_alive(), request.version());
+    route();
   }
 
-  void route(http::verb method, std::string_view target, bool keep_alive, unsigned version) {
-    target = target.substr(0, target.find('?'));
+  void route() {
+    const http::request<http::string_body>& request = parser_->get();
+    const http::verb method = request.method();
+    const bool keep_alive = request.keep_alive();
+    const unsigned version = request.version();
+    const std::string_view full(request.target().data(), request.target().size());
+    const std::size_t question = full.find('?');
+    const std::string_view target = full.substr(0, question);
+    const HttpRequestView view{
+        target, question == std::string_view::npos ? std::string_view{} : full.substr(question + 1), peer_};
     const HttpRoutes& routes = state_->routes;
     if (method != http::verb::get) {
       state_->count(HttpClose::kMethodNotAllowed, peer_);
@@ -250,8 +270,32 @@ class HttpServer::Session : public std::enable_shared_from_this<Session> {
       return respond(ready ? http::status::ok : http::status::service_unavailable,
                      ready ? "ready\n" : "not ready\n", kPlainText, keep_alive, version);
     }
+    if (websocket::is_upgrade(request) && routes.upgrade) {
+      std::optional<HttpPage> refusal = routes.upgrade(view, [this] { return hand_over(); });
+      if (!refusal) return;  // the connection is the handler's now
+      return respond_page(std::move(*refusal), false, version);
+    }
+    if (routes.page) {
+      if (std::optional<HttpPage> page = routes.page(view))
+        return respond_page(std::move(*page), keep_alive, version);
+    }
     state_->count(HttpClose::kNotFound, peer_);
     respond(http::status::not_found, "not found\n", kPlainText, keep_alive, version);
+  }
+
+  void respond_page(HttpPage page, bool keep_alive, unsigned version) {
+    if (page.refused) state_->count(*page.refused, peer_);
+    respond(static_cast<http::status>(page.status), std::move(page.body), page.content_type, keep_alive,
+            version);
+  }
+
+  // The upgrade request and the socket, out of this session for good: it leaves the table and never
+  // touches them again.
+  HttpUpgrade hand_over() {
+    closed_ = true;
+    state_->sessions.erase(this);
+    HttpUpgrade upgrade{stream_.release_socket(), parser_->release()};
+    return upgrade;
   }
 
   void respond(http::status status, std::string body, std::string_view content_type, bool keep_alive,

@@ -1,8 +1,8 @@
 // HttpServer: the operator's window into a running server: GET /metrics (Prometheus text format),
 // GET /healthz (the process is up) and GET /readyz (levels loaded and matches running: 503 until then,
-// and again while shutting down). Nothing else is served, and nothing needs a key: the pages carry
-// aggregate health only (docs/server.md). It runs on the io_context it is given (the RPC threads in
-// shiftcast-server), all on one strand: scrapes are rare and cheap.
+// and again while shutting down), plus whatever pages and WebSocket upgrades the routes add (the
+// dashboard and the spectator view, server/spectator). It runs on the io_context it is given (the RPC
+// threads in shiftcast-server), all on one strand: scrapes are rare and cheap.
 //
 //   HttpServer http(io, "127.0.0.1", 40002, {[&] { return registry.render(); }, [&] { return ready; }},
 //                   limits, &metrics);
@@ -22,6 +22,8 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
 
 #include <array>
 #include <chrono>
@@ -29,16 +31,44 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace shiftcast {
 
 class MetricsRegistry;
 class Counter;
+enum class HttpClose : std::uint8_t;
+
+struct HttpRequestView {
+  std::string_view path;   // the target up to '?'
+  std::string_view query;  // after '?' (empty without one)
+  std::string_view peer;   // the source address, for logs
+};
+
+struct HttpPage {
+  unsigned status = 200;
+  std::string body;
+  std::string content_type;
+  std::optional<HttpClose> refused;  // a refusal to count (403, 404, 400), by reason
+};
+
+// A WebSocket upgrade request and the connection it came on, handed over whole.
+struct HttpUpgrade {
+  boost::asio::ip::tcp::socket socket;
+  boost::beast::http::request<boost::beast::http::string_body> request;
+};
 
 struct HttpRoutes {
   std::function<std::string()> metrics;  // empty: /metrics answers 404
   std::function<bool()> ready;           // empty: always ready
+  // GET of any other path: the page, or nothing (404). Runs on the server's strand: must not block.
+  std::function<std::optional<HttpPage>(const HttpRequestView&)> page;
+  // A WebSocket upgrade (Upgrade: websocket): the handler either refuses with a page, or calls `take`
+  // once and returns nothing; the connection is then the handler's (no longer in the server's table).
+  std::function<std::optional<HttpPage>(const HttpRequestView&, const std::function<HttpUpgrade()>& take)>
+      upgrade;
 };
 
 // Bodies of requests are never used; headers plus body beyond this is a bad request (413).
@@ -80,6 +110,9 @@ enum class HttpClose : std::uint8_t {
   kNotFound,          // 404
   kMethodNotAllowed,  // 405
   kAcceptError,       // accept() failed (EMFILE, ...): the loop backed off
+  kSpectatorRefused,  // 403: a spectator page or socket without the spectator key
+  kTooManyViewers,    // 503: a spectator socket beyond max_viewers
+  kBadParameter,      // 400: a page's query parameter out of range
   kCount,
 };
 inline constexpr std::size_t kHttpCloseReasons = static_cast<std::size_t>(HttpClose::kCount);

@@ -189,6 +189,7 @@ void Match::run_tick() {
   tick_.store(sim.tick(), std::memory_order_relaxed);
   contacts_.store(c.contacts, std::memory_order_relaxed);
   violations_.store(c.invariant_violations, std::memory_order_relaxed);
+  replacements_.store(c.replacements, std::memory_order_relaxed);
   entities_.store(std::uint32_t(sim.entities().size()), std::memory_order_relaxed);
 }
 
@@ -488,6 +489,11 @@ MatchHealth Match::health() const {
   h.late_ticks = late_ticks_.load(std::memory_order_relaxed);
   h.contacts = contacts_.load(std::memory_order_relaxed);
   h.invariant_violations = violations_.load(std::memory_order_relaxed);
+  h.replacements = replacements_.load(std::memory_order_relaxed);
+  h.tick_ms_bounds = tick_seconds_->bounds();
+  for (double& b : h.tick_ms_bounds)
+    b *= 1000;
+  h.tick_counts = tick_seconds_->bucket_counts();
   return h;
 }
 
@@ -579,6 +585,7 @@ void Match::open_recording() {
 
 void Match::record_query(const RecordedQuery& query) const {
   if (recorder_) recorder_->post_query(query);
+  if (shots_.watched()) shots_.push(query);
 }
 
 }  // namespace shiftcast

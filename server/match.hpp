@@ -34,6 +34,7 @@
 #include "server/match_recorder.hpp"
 #include "server/metrics.hpp"
 #include "server/rejections.hpp"
+#include "server/spectator/shot_log.hpp"
 #include "world/match/match_defaults.hpp"
 #include "world/match/match_setup.hpp"
 
@@ -110,8 +111,10 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   ContactFeed& contact_feed() override { return *feed_; }
   MatchHealth health() const override;
   bool ended() const override { return ended_.load(); }
-  bool records_queries() const override { return recorder_ != nullptr; }
+  bool records_queries() const override { return recorder_ != nullptr || shots_.watched(); }
   void record_query(const RecordedQuery& query) const override;
+  const HostedLevel* hosted_level() const override { return settings_.level.get(); }
+  ShotLog* shot_log() const override { return &shots_; }
   bool ending() const { return end_requested_.load(); }  // end() was called (it may still be flushing)
   // Any thread: `client_id` is connected here from `from` (a packet from anyone else is refused unposted).
   bool admits(std::uint64_t client_id, const boost::asio::ip::udp::endpoint& from) const {
@@ -195,6 +198,8 @@ class Match final : public MatchHandle, public std::enable_shared_from_this<Matc
   std::atomic<std::uint32_t> entities_{0};
   std::atomic<std::uint64_t> contacts_{0};
   std::atomic<std::uint64_t> violations_{0};
+  std::atomic<std::uint64_t> replacements_{0};
+  mutable ShotLog shots_;  // raycasts answered, while a spectator watches
   std::atomic<std::uint64_t> late_ticks_{0};
   std::unique_ptr<ContactFeed> feed_;
 

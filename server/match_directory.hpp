@@ -24,6 +24,9 @@
 
 namespace shiftcast {
 
+struct HostedLevel;
+class ShotLog;
+
 struct MatchSummary {
   std::uint32_t match_id = 0;
   std::string level;
@@ -41,6 +44,9 @@ struct MatchHealth {
   std::uint64_t late_ticks = 0;
   std::uint64_t contacts = 0;
   std::uint64_t invariant_violations = 0;
+  std::uint64_t replacements = 0;
+  std::vector<double> tick_ms_bounds;      // the tick-time histogram: upper bounds in milliseconds
+  std::vector<std::uint64_t> tick_counts;  // ticks per bucket since the start, one more (+Inf)
 };
 
 struct CreateMatchSpec {
@@ -74,6 +80,10 @@ class MatchHandle {
   // A query this match answered, for its recording (docs/replay.md); any thread. Default: not recorded.
   virtual bool records_queries() const { return false; }
   virtual void record_query(const RecordedQuery& /*query*/) const {}
+  // The level as loaded (navmesh included), for floor plans; null when the match has none to show.
+  virtual const HostedLevel* hosted_level() const { return nullptr; }
+  // The raycasts it answered while a spectator watches (server/spectator/shot_log.hpp); null: none kept.
+  virtual ShotLog* shot_log() const { return nullptr; }
 };
 
 class MatchDirectory {

@@ -272,6 +272,16 @@ void MetricsRegistry::remove_labelled(const std::string& label, const std::strin
   }
 }
 
+std::vector<std::pair<Labels, std::uint64_t>> MetricsRegistry::counter_values(const std::string& name) const {
+  std::vector<std::pair<Labels, std::uint64_t>> out;
+  std::lock_guard lock(mutex_);
+  const auto it = families_.find(name);
+  if (it == families_.end() || it->second->kind != Kind::kCounter) return out;
+  for (const Series& s : it->second->series)
+    out.emplace_back(s.labels, s.counter->value());
+  return out;
+}
+
 std::string MetricsRegistry::render() const {
   std::string out;
   std::lock_guard lock(mutex_);

@@ -99,6 +99,9 @@ class MetricsRegistry {
   // counter()/gauge()/histogram() dangle afterwards; pointers from the *_series calls stay valid.
   void remove_labelled(const std::string& label, const std::string& value);
   std::string render() const;
+  // Every series of a counter family with its value (empty for an unknown name or another kind): for
+  // pages that summarise what /metrics says (the dashboard's rejections).
+  std::vector<std::pair<Labels, std::uint64_t>> counter_values(const std::string& name) const;
 
  private:
   enum class Kind { kCounter, kGauge, kHistogram };

@@ -11,6 +11,8 @@
 #include "server/http_server.hpp"
 #include "server/match_registry.hpp"
 #include "server/rpc_server.hpp"
+#include "server/spectator/spectator_feed.hpp"
+#include "server/spectator/spectator_pages.hpp"
 #include "server/udp_endpoint.hpp"
 
 namespace shiftcast {
@@ -96,6 +98,8 @@ std::string Server::load_keys() {
   admin_key_ = read_key_file_line(config_, config_.admin_key_file);
   if (admin_key_.empty()) return "admin key file " + config_.admin_key_file + " is empty";
   if (!config_.service_key_file.empty()) service_key_ = read_key_file_line(config_, config_.service_key_file);
+  if (!config_.spectator_key_file.empty())
+    spectator_key_ = read_key_file_line(config_, config_.spectator_key_file);
   return {};
 }
 
@@ -217,6 +221,19 @@ std::string Server::start() {
     return metrics_.render();
   };
   routes.ready = [this] { return ready_.load() && !shutting_down_.load(); };
+  SpectatorSettings spectator;
+  spectator.delay = std::chrono::milliseconds(config_.spectator_delay_ms);
+  spectator.rate = config_.spectator_rate;
+  spectator.byte_budget = std::size_t(config_.spectator_byte_budget);
+  spectator.max_viewers = config_.max_viewers;
+  spectator_feed_ = std::make_unique<SpectatorFeed>(*rpc_pool_.contexts[0], *registry_, spectator, &metrics_);
+  spectator_pages_ =
+      std::make_unique<SpectatorPages>(*registry_, &metrics_, spectator_key_, spectator_feed_.get());
+  routes.page = [pages = spectator_pages_.get()](const HttpRequestView& r) { return pages->page(r); };
+  routes.upgrade = [pages = spectator_pages_.get()](const HttpRequestView& r,
+                                                    const std::function<HttpUpgrade()>& take) {
+    return pages->upgrade(r, take);
+  };
   HttpLimits http_limits;
   http_limits.max_connections = std::size_t(config_.http_max_connections);
   http_limits.max_connections_per_source = std::size_t(config_.http_max_connections_per_source);
@@ -228,6 +245,7 @@ std::string Server::start() {
                                        routes, http_limits, &metrics_);
   if (std::string e = http_->start(); !e.empty()) return e;
   ports_.http = http_->port();
+  spectator_feed_->start();
 
   for (auto& e : endpoints_)
     e->start();
@@ -265,6 +283,7 @@ void Server::wait() {
     asio::post(*workers_.contexts[i], [e = endpoints_[i].get()] { e->close(); });
   }
   if (http_) asio::post(*rpc_pool_.contexts[0], [h = http_.get()] { h->stop(); });
+  if (spectator_feed_) spectator_feed_->stop();
   workers_.stop();
   rpc_pool_.stop();
   workers_.join();

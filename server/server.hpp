@@ -40,6 +40,8 @@ class UdpEndpoint;
 class MatchRegistry;
 class RpcServer;
 class HttpServer;
+class SpectatorFeed;
+class SpectatorPages;
 
 struct ServerPorts {
   std::uint16_t udp = 0;
@@ -85,7 +87,8 @@ class Server {
   Rejections rpc_rejections_;
   ServerKeys keys_;
   std::string admin_key_;
-  std::string service_key_;  // empty: RPC reads need the admin key
+  std::string service_key_;    // empty: RPC reads need the admin key
+  std::string spectator_key_;  // empty: the live match views are off
   std::string public_address_;
   TokenReplayCache replay_cache_;
   // Connected packets carry no ids: every endpoint routes them by source address through this book.
@@ -96,7 +99,9 @@ class Server {
   std::vector<std::unique_ptr<UdpEndpoint>> endpoints_;
   std::unique_ptr<MatchRegistry> registry_;
   std::unique_ptr<RpcServer> rpc_;
-  std::unique_ptr<HttpServer> http_;
+  std::unique_ptr<SpectatorFeed> spectator_feed_;
+  std::unique_ptr<SpectatorPages> spectator_pages_;
+  std::unique_ptr<HttpServer> http_;  // after the spectator parts: destroyed first, it calls them
   ServerPorts ports_;
   std::atomic<bool> ready_{false};
   std::atomic<bool> shutting_down_{false};

@@ -123,6 +123,10 @@ constexpr Range kMemoryBytes{2 * kMinRpcFrameBytes,
 constexpr Range kHttpWait{0, kMaxHttpTimeoutSeconds, true};
 constexpr Range kSlots{1, 4096};
 constexpr Range kSubscriptionsPerMatch{1, 65536};
+// A spectator delay of up to ten minutes (frames are kept that long: about 20 KB each, 20 a second).
+constexpr Range kSpectatorDelayMs{0, 600'000};
+constexpr Range kSpectatorRate{1, 20};
+constexpr Range kSpectatorBudget{64 * 1024, 64 * 1024 * 1024};
 // Units; far beyond any level the wire's quantized positions can place.
 constexpr double kMaxInterestRadius = 1 << 20;
 // A margin beyond a few hundred units sends everything the set admits anyway; a hold beyond a few seconds
@@ -268,6 +272,7 @@ const std::array kServerSettings{
       {},
       check_required},
     S{"security", "service_key_file", "service-key-file", field<&ServerConfig::service_key_file>},
+    S{"security", "spectator_key_file", "spectator-key-file", field<&ServerConfig::spectator_key_file>},
     S{"security", "read_access", "read-access", field<&ServerConfig::read_access>, {}, check_read_access},
     S{"security", "token_valid_seconds", "token-valid-seconds", rpc<&RpcSettings::token_valid_seconds>,
       kWholeSeconds},
@@ -285,6 +290,12 @@ const std::array kServerSettings{
     S{"http", "request_timeout_s", "http-request-timeout-s", field<&ServerConfig::http_request_timeout_s>,
       kHttpWait},
     S{"http", "idle_timeout_s", "http-idle-timeout-s", field<&ServerConfig::http_idle_timeout_s>, kHttpWait},
+    S{"http", "spectator_delay_ms", "spectator-delay-ms", field<&ServerConfig::spectator_delay_ms>,
+      kSpectatorDelayMs},
+    S{"http", "spectator_rate", "spectator-rate", field<&ServerConfig::spectator_rate>, kSpectatorRate},
+    S{"http", "spectator_byte_budget", "spectator-byte-budget", field<&ServerConfig::spectator_byte_budget>,
+      kSpectatorBudget},
+    S{"http", "max_viewers", "max-viewers", field<&ServerConfig::max_viewers>, kSlots},
     S{"rpc", "max_subscriptions_per_connection", "rpc-max-subscriptions-per-connection",
       rpc<&RpcSettings::max_subscriptions_per_connection>, kSlots},
     S{"rpc", "max_subscriptions_per_match", "rpc-max-subscriptions-per-match",
@@ -464,8 +475,11 @@ void check_key_files(const ServerConfig& config, std::vector<std::string>& error
   }
   std::string admin_key;
   std::string service_key;
-  for (auto [key, file, out] : {std::tuple{"admin_key_file", &config.admin_key_file, &admin_key},
-                                std::tuple{"service_key_file", &config.service_key_file, &service_key}}) {
+  std::string spectator_key;
+  for (auto [key, file, out] :
+       {std::tuple{"admin_key_file", &config.admin_key_file, &admin_key},
+        std::tuple{"service_key_file", &config.service_key_file, &service_key},
+        std::tuple{"spectator_key_file", &config.spectator_key_file, &spectator_key}}) {
     if (file->empty()) continue;
     std::string what = "[security] " + std::string(key) + " = " + in_quotes(*file) + ": ";
     try {
@@ -482,6 +496,10 @@ void check_key_files(const ServerConfig& config, std::vector<std::string>& error
   if (!service_key.empty() && service_key == admin_key) {
     errors.push_back("[security] service_key_file = " + in_quotes(config.service_key_file) +
                      ": the same key as admin_key_file; a service must not hold the admin key");
+  }
+  if (!spectator_key.empty() && (spectator_key == admin_key || spectator_key == service_key)) {
+    errors.push_back("[security] spectator_key_file = " + in_quotes(config.spectator_key_file) +
+                     ": the same key as the admin or the service key; a spectator must not hold either");
   }
 }
 
@@ -543,7 +561,8 @@ void check_development_keys(const ServerConfig& config, std::vector<std::string>
     // Reported by check_key_files.
   }
   for (const auto& [key, file] : {std::pair{"admin_key_file", &config.admin_key_file},
-                                  std::pair{"service_key_file", &config.service_key_file}}) {
+                                  std::pair{"service_key_file", &config.service_key_file},
+                                  std::pair{"spectator_key_file", &config.spectator_key_file}}) {
     try {
       if (!file->empty() && is_development_api_key(read_key_file_line(config, *file)))
         errors.push_back(std::string("[security] ") + key + " = " + in_quotes(*file) + why);

@@ -98,6 +98,12 @@ struct ServerConfig {
   double http_request_timeout_s = 5;        // a whole request, from the accept or its first byte
   double http_idle_timeout_s = 5;           // a kept-alive connection waiting for its next request
   int rpc_max_subscriptions_per_match = 1024;
+  // The spectator view (docs/server.md, "Pictures"): frames held back this long (SourceTV's tv_delay),
+  // updates per second per viewer, bytes a viewer may leave untaken before it is cut off, viewers in all.
+  int spectator_delay_ms = 0;
+  int spectator_rate = 20;
+  int spectator_byte_budget = 1 << 20;
+  int max_viewers = 16;
 
   // [security]
   std::string token_key_file;  // 64 hex digits; relative paths are relative to the config file
@@ -106,6 +112,9 @@ struct ServerConfig {
   // the admin key. read_access "open": reads need no key, refused unless the RPC binds loopback.
   std::string service_key_file;
   std::string read_access = "key";
+  // The spectator key the live match views need (any text, first line, at least kMinKeyChars; not the
+  // admin or the service key); empty: the views are off and the dashboard shows aggregate health only.
+  std::string spectator_key_file;
 
   // [log]
   std::string log_level = "info";  // trace, debug, info, warn, error, off

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "protocol/snapshot_delta.hpp"
+#include "tests/support/rpc_raycast.hpp"
 #include "tests/support/seeded_random.hpp"
 #include "tests/support/server_fixture.hpp"
 #include "world/level/compiled_level.hpp"
@@ -15,63 +16,6 @@
 
 namespace shiftcast {
 namespace {
-
-struct RayReply {
-  wire::ErrorCode error = wire::ErrorCode::Ok;
-  bool hit = false;
-  float fraction = 1;
-  Vec3 end{};
-  Vec3 normal{};
-  std::int32_t brush = -1;
-  std::uint32_t entity = 0;
-  double tick_used = 0;
-  wire::RewindClamp clamp = wire::RewindClamp::None;
-};
-
-flatbuffers::Offset<wire::RaycastRequest> build_ray(flatbuffers::FlatBufferBuilder& fbb, std::uint32_t match,
-                                                    Vec3 o, Vec3 d, float max_distance, std::uint32_t mask,
-                                                    wire::AsOfKind as_of, double tick) {
-  const wire::Vec3f origin(o.x, o.y, o.z), direction(d.x, d.y, d.z);
-  const auto filter = wire::CreateQueryFilter(fbb, mask, 0, true);
-  const auto when = wire::CreateAsOf(fbb, as_of, tick, 0);
-  return wire::CreateRaycastRequest(fbb, match, &origin, &direction, max_distance, filter, when,
-                                    fbb.CreateString(dev_service_key()));
-}
-
-RayReply read_ray(const wire::RaycastReply* r) {
-  RayReply out;
-  const wire::QueryHit* h = r->hit();
-  out.hit = h->hit();
-  out.fraction = h->fraction();
-  out.end = {h->end_position()->x(), h->end_position()->y(), h->end_position()->z()};
-  out.normal = {h->normal()->x(), h->normal()->y(), h->normal()->z()};
-  out.brush = h->brush();
-  out.entity = h->entity();
-  out.tick_used = r->rewind()->tick_used();
-  out.clamp = r->rewind()->clamp();
-  return out;
-}
-
-RayReply raycast(RpcTestClient& rpc, std::uint32_t match, Vec3 o, Vec3 d, float max_distance,
-                 std::uint32_t mask, wire::AsOfKind as_of = wire::AsOfKind::Now, double tick = 0) {
-  flatbuffers::FlatBufferBuilder fbb;
-  finish_envelope(fbb, wire::Message::RaycastRequest,
-                  build_ray(fbb, match, o, d, max_distance, mask, as_of, tick).Union(), 1);
-  RayReply out;
-  out.error = wire::ErrorCode::Internal;
-  if (!rpc.send(fbb)) return out;
-  const auto bytes = rpc.receive();
-  if (!bytes) return out;
-  const EnvelopeView v = verify_envelope(*bytes, kMaxRpcFrameBytes);
-  if (v.error != wire::ErrorCode::Ok) return out;
-  if (const auto* e = v.envelope->message_as_RpcError()) {
-    out.error = e->code();
-    return out;
-  }
-  const auto* r = v.envelope->message_as_RaycastReply();
-  if (r == nullptr || r->hit() == nullptr || r->rewind() == nullptr) return out;
-  return read_ray(r);
-}
 
 CompiledLevel compile_arena() {
   LevelResult imported = import_level_file(std::string(SHIFTCAST_SOURCE_DIR) + "/configs/levels/arena.map");

@@ -142,6 +142,10 @@ std::string dev_service_key() {
   return first_line(std::string(SHIFTCAST_SOURCE_DIR) + "/configs/keys/dev-service.key");
 }
 
+std::string dev_spectator_key() {
+  return first_line(std::string(SHIFTCAST_SOURCE_DIR) + "/configs/keys/dev-spectator.key");
+}
+
 Key dev_token_key() {
   std::ifstream in(std::string(SHIFTCAST_SOURCE_DIR) + "/configs/keys/dev-token.key");
   std::string line;

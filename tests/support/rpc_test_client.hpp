@@ -52,7 +52,8 @@ class RpcTestClient {
 };
 
 std::string dev_admin_key();
-std::string dev_service_key();  // configs/keys/dev-service.key: RPC reads send it
+std::string dev_service_key();    // configs/keys/dev-service.key: RPC reads send it
+std::string dev_spectator_key();  // configs/keys/dev-spectator.key: the live match views need it
 Key dev_token_key();
 
 }  // namespace shiftcast

@@ -528,6 +528,23 @@ int NavMesh::polygon_count() const {
   return tile && tile->header ? tile->header->polyCount : 0;
 }
 
+std::vector<std::vector<Vec3>> NavMesh::walkable_polygons() const {
+  std::vector<std::vector<Vec3>> out;
+  const dtNavMesh& nav = detour();
+  for (int t = 0; t < nav.getMaxTiles(); ++t) {
+    const dtMeshTile* tile = nav.getTile(t);
+    if (!tile || !tile->header) continue;
+    for (int i = 0; i < tile->header->polyCount; ++i) {
+      const dtPoly& poly = tile->polys[i];
+      if (!(poly.flags & kPolyFlagWalk) || poly.getType() != DT_POLYTYPE_GROUND) continue;
+      std::vector<Vec3>& corners = out.emplace_back();
+      for (int k = 0; k < poly.vertCount; ++k)
+        corners.push_back(from_detour(&tile->verts[poly.verts[k] * 3]));
+    }
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Queries
 

@@ -94,6 +94,10 @@ class NavMesh {
 
   int polygon_count() const;
   const dtNavMesh& detour() const { return *nav_; }
+  // Every walkable ground polygon's corners in shiftcast's z-up frame, in Detour's order: for
+  // drawing floor plans (server/spectator). Detour's detail triangles are left out, so a corner's height
+  // is the polygon's, within the build's detail sample error of the ground.
+  std::vector<std::vector<Vec3>> walkable_polygons() const;
 
  private:
   friend class NavQuery;

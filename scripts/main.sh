@@ -40,6 +40,13 @@ for _ in $(seq 1 600); do
 done
 grep 'shiftcast-server listening' "$server_log.out"
 
+# The pictures (docs/server.md, "Pictures"): the dashboard, and the load's match live (the config's initial
+# match is 1, the load tester's is 2). The development spectator key: loopback only.
+http_port=$(sed -n 's/^http_port *= *\([0-9]*\).*/\1/p' "$config" | head -1)
+spectator_key=$(head -1 configs/keys/dev-spectator.key)
+echo "main: dashboard at http://127.0.0.1:${http_port:-40002}/?key=$spectator_key (the load's match live:" \
+  "http://127.0.0.1:${http_port:-40002}/matches/2?key=$spectator_key)"
+
 status=0
 build/client-sim/shiftcast-sim --config "$config" --level oa_dm1 --matches 1 --clients 32 --duration 30 \
   --profile configs/load/default.toml --json build/main-report.json --html build/main-report.html "$@" ||

@@ -185,11 +185,23 @@ struct SpectatorFeed::State : std::enable_shared_from_this<SpectatorFeed::State>
       build_frame(channel, now);
       // Frames leave once they are `delay` old: the view is that far behind the match.
       while (!channel.delayed.empty() && channel.delayed.front().first + settings.delay <= now) {
-        broadcast(channel, channel.delayed.front().second);
+        broadcast(channel, stamped(channel, std::move(channel.delayed.front().second)));
         channel.delayed.pop_front();
       }
       ++it;
     }
+  }
+
+  // A delayed frame leaves with the match's newest tick in its header, so a view can say how far behind
+  // the match it is; without a delay the frame already says so.
+  std::shared_ptr<const ViewerMessage> stamped(const Channel& channel,
+                                               std::shared_ptr<const ViewerMessage> frame) {
+    if (settings.delay.count() == 0) return frame;
+    const std::shared_ptr<const WorldView> latest = channel.match->history().latest();
+    if (!latest) return frame;
+    ViewerMessage copy = *frame;
+    stamp_newest_tick(copy.bytes, latest->tick);
+    return std::make_shared<const ViewerMessage>(std::move(copy));
   }
 
   void build_frame(Channel& channel, Clock::time_point now) {

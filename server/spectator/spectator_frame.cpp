@@ -162,6 +162,12 @@ std::string encode_spectator_frame(const WorldView& view, std::uint64_t newest_t
   return out;
 }
 
+void stamp_newest_tick(std::string& frame, std::uint64_t newest_tick) {
+  if (frame.size() < kSpectatorHeaderBytes) return;
+  const double value = double(newest_tick);
+  std::memcpy(frame.data() + 16, &value, sizeof value);
+}
+
 std::string encode_outlines(std::span<const Entity* const> props) {
   std::string out = R"({"type":"outlines","outlines":{)";
   bool first_prop = true;

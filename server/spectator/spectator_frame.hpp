@@ -45,6 +45,8 @@ std::vector<std::vector<std::array<float, 2>>> prop_outline(const Entity& prop);
 std::string encode_spectator_frame(const WorldView& view, std::uint64_t newest_tick,
                                    std::span<const ContactRecord> contacts,
                                    std::span<const SpectatorShot> shots);
+// Rewrites a frame's "newest tick" field (the spectator delay's frames leave later than they were built).
+void stamp_newest_tick(std::string& frame, std::uint64_t newest_tick);
 // {"type":"outlines","outlines":{"<id>":[[x0,y0,...],...],...}} for these props.
 std::string encode_outlines(std::span<const Entity* const> props);
 

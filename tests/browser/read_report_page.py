@@ -6,7 +6,7 @@ and number of points), its bars (count and the sum of their data-count) and its 
 browser's console errors and whether the page asked for anything over the network (it must not: the page
 is self-contained). Usage:
 
-    read_report_page.py PAGE.html
+    read_report_page.py PAGE.html [--screenshot FILE.png]
 
 Needs Debian's chromium, chromium-driver and python3-selenium (scripts/install-deps.sh installs them);
 run with Debian's /usr/bin/python3, which is the interpreter that has selenium.
@@ -23,6 +23,7 @@ from selenium.webdriver.common.by import By
 
 def main():
     page = pathlib.Path(sys.argv[1]).resolve()
+    screenshot = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--screenshot" else None
     options = Options()
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--window-size=900,1200"):
@@ -32,6 +33,11 @@ def main():
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     try:
         driver.get(page.as_uri())
+        if screenshot:
+            # The whole page: the window grows to the document's height first.
+            height = driver.execute_script("return document.documentElement.scrollHeight")
+            driver.set_window_size(900, min(int(height) + 40, 4000))
+            pathlib.Path(screenshot).write_bytes(driver.get_screenshot_as_png())
         verdict = driver.find_element(By.ID, "verdict")
         missed = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#missed li")]
         charts = {}

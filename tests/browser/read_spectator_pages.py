@@ -6,8 +6,9 @@ would, and prints what the browser showed as one JSON object:
               of its id (only with the spectator key), the rejections listed, uptime, viewers, polls;
   match_view  after frames >= 5 and a player drawn: pause(), the paused tick, markers(), and for each
               player marker the screenshot's RGB at its centre pixel (the page must draw #e8433a there);
-  raycasts    for up to 8 players, a Raycast RPC straight down through the marker at the paused tick
-              (AsOf Tick, players' layer only, no level): the entity the server finds there then;
+  raycasts    for up to 3 players, Raycast RPCs straight down at the paused tick (AsOf Tick, players'
+              layer only, no level): through the marker, and QUANTUM inside and outside its radius along
+              both axes; each says whether the server found that player there (as_expected);
   no_key      /matches/M without the key: the HTTP status and what the page says;
   console errors (SEVERE) of each page, and every request that left 127.0.0.1:P (none may).
 
@@ -41,7 +42,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "contrac
 import raycast_client  # noqa: E402  (found through the path above)
 
 WAIT_S = 20
-MAX_RAYCASTS = 8
+MAX_RAYCASTS = 3  # players whose position is pinned by rays (9 rays each)
+QUANTUM = 1.0 / 32  # units: how close to the server's position a marker must be
 PLAYER_LAYER = 1  # QueryFilter.mask: 1 players, 2 projectiles, 4 props
 
 
@@ -174,9 +176,12 @@ return {tick: v.tick, paused: v.paused, frames: v.frames, markers: v.markers(), 
 """
 
 
-def read_dashboard(driver, base, key, shots, port, foreign, documents):
+def read_dashboard(driver, base, key, match, polls, shots, port, foreign, documents):
     driver.get(base + "/?key=" + urllib.parse.quote(key))
-    _, timed_out = wait_for(driver, "Number(document.body.dataset.polls) >= 2")
+    # `polls` polls, and the match the test watches listed (a load tester may be creating it right now).
+    _, timed_out = wait_for(driver, "Number(document.body.dataset.polls) >= %d && "
+                                    "document.querySelector('[data-match-id=\"%d\"]') !== null" % (polls, match),
+                            timeout=WAIT_S + polls)
     result = driver.execute_script(READ_DASHBOARD)
     result.setdefault("polls", 0)
     result["timed_out"] = timed_out
@@ -194,19 +199,29 @@ def read_match_view(driver, base, args, foreign, documents):
     view["timed_out"] = timed_out
     players = [m for m in view["markers"] if m["kind"] == "player"]
 
-    # The rays go first: the server keeps a limited history to rewind to.
+    # The rays go first: the server keeps a limited history to rewind to. Per player, straight down at
+    # the paused tick: through the marker, then QUANTUM inside and QUANTUM outside its radius along both
+    # axes. The server's player at that tick holds the marker's point and its circle ends where the
+    # marker's does, so the marker is where the server judged the player, within QUANTUM.
     raycasts = []
     service_key = pathlib.Path(args.service_key_file).read_text().splitlines()[0].strip()
     for m in players[:MAX_RAYCASTS]:
-        ray = {"id": m["id"], "origin": [m["x"], m["y"], m["z"] + 200], "as_of_tick": view["tick"]}
-        try:
-            ray["reply"] = raycast_client.raycast(args.rpc_port, args.match, ray["origin"], (0.0, 0.0, -1.0), 400.0,
-                                                  key=service_key, as_of_tick=view["tick"], mask=PLAYER_LAYER,
-                                                  level=False, generated=args.generated)
-        except Exception as e:  # a refused connection or a malformed reply is a finding, not a crash
-            ray["reply"] = {"error": "%s: %s" % (type(e).__name__, e)}
-        ray["hit_self"] = ray["reply"].get("entity") == m["id"]
-        raycasts.append(ray)
+        inside = m["radius"] - QUANTUM
+        outside = m["radius"] + QUANTUM
+        offsets = [(0.0, 0.0, True)] + [(dx * d, dy * d, d == inside) for d in (inside, outside)
+                                        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))]
+        for ox, oy, expect_self in offsets:
+            origin = [m["x"] + ox, m["y"] + oy, m["z"] + 200]
+            ray = {"id": m["id"], "origin": origin, "as_of_tick": view["tick"], "expect_self": expect_self}
+            try:
+                ray["reply"] = raycast_client.raycast(args.rpc_port, args.match, origin, (0.0, 0.0, -1.0), 400.0,
+                                                      key=service_key, as_of_tick=view["tick"],
+                                                      mask=PLAYER_LAYER, level=False, generated=args.generated)
+            except Exception as e:  # a refused connection or a malformed reply is a finding, not a crash
+                ray["reply"] = {"error": "%s: %s" % (type(e).__name__, e)}
+            ray["hit_self"] = ray["reply"].get("entity") == m["id"] and bool(ray["reply"].get("hit"))
+            ray["as_expected"] = ray["hit_self"] == expect_self and ray["reply"].get("clamp") == "None"
+            raycasts.append(ray)
 
     png = driver.get_screenshot_as_png()
     (pathlib.Path(args.screenshots) / "match_view.png").write_bytes(png)
@@ -252,6 +267,7 @@ def main():
     parser.add_argument("--service-key-file", required=True)
     parser.add_argument("--generated", required=True)
     parser.add_argument("--screenshots", required=True)
+    parser.add_argument("--dashboard-polls", type=int, default=2)  # more: a fuller chart in the screenshot
     args = parser.parse_args()
     shots = pathlib.Path(args.screenshots)
     shots.mkdir(parents=True, exist_ok=True)
@@ -266,7 +282,8 @@ def main():
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     foreign, documents = [], {}
     try:
-        dashboard = read_dashboard(driver, base, args.key, shots, args.http_port, foreign, documents)
+        dashboard = read_dashboard(driver, base, args.key, args.match, args.dashboard_polls, shots, args.http_port,
+                                   foreign, documents)
         view, raycasts = read_match_view(driver, base, args, foreign, documents)
         no_key = read_without_key(driver, base, args, foreign, documents)
     finally:

@@ -121,6 +121,7 @@ struct FrameEntity {
 };
 struct Frame {
   double tick = 0;
+  double newest = 0;
   std::vector<FrameEntity> entities;
 };
 
@@ -139,6 +140,7 @@ std::optional<Frame> read_frame(const std::string& bytes) {
   const auto shots = read_at<std::uint16_t>(bytes, 6);
   if (bytes.size() != 24 + entities * 44u + contacts * 36u + shots * 64u) return std::nullopt;
   f.tick = read_at<double>(bytes, 8);
+  f.newest = read_at<double>(bytes, 16);
   for (std::size_t i = 0; i < entities; ++i) {
     const std::size_t at = 24 + i * 44;
     f.entities.push_back({read_at<std::uint32_t>(bytes, at), read_at<std::uint8_t>(bytes, at + 4),
@@ -334,6 +336,27 @@ TEST_F(SpectatorTest, AViewerThatStopsReadingIsCutOffAndTheTicksKeepTime) {
   EXPECT_EQ(metric("shiftcast_spectator_viewers"), 1);
   EXPECT_EQ(metric("shiftcast_late_ticks_total{match=\"1\"}"), 0);
   EXPECT_GT(frames, 0);
+  EXPECT_EQ(server_.stop(), 0);
+}
+
+TEST_F(SpectatorTest, TheDelayHoldsEveryFrameBack) {
+  // One second at 64 Hz: every frame shows a tick at least 64 ticks (less the one the match may be in
+  // the middle of) behind the match's newest when it left.
+  start(test_server_config(), spectator_arguments() + " --spectator-delay-ms 1000");
+  RawViewer viewer(server_.ports().http, "/api/matches/1/live?key=" + dev_spectator_key());
+  ASSERT_EQ(viewer.status(), 101);
+  const auto hello = viewer.next();
+  ASSERT_TRUE(hello && hello->text);
+  EXPECT_NE(hello->bytes.find(R"("delay_ms":1000)"), std::string::npos) << hello->bytes;
+  for (int frames = 0; frames < 5;) {
+    const auto m = viewer.next();
+    ASSERT_TRUE(m.has_value());
+    if (m->text) continue;
+    const std::optional<Frame> f = read_frame(m->bytes);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_GE(f->newest - f->tick, 63) << "tick " << f->tick << ", newest " << f->newest;
+    ++frames;
+  }
   EXPECT_EQ(server_.stop(), 0);
 }
 

@@ -126,6 +126,7 @@ struct SpectatorFeed::State : std::enable_shared_from_this<SpectatorFeed::State>
       if (!match->contact_feed().add(channel.contacts)) channel.contacts.reset();
       if (ShotLog* shots = match->shot_log()) {
         shots->watch(+1);
+        spdlog::debug("spectator: watching shots of match {}", match_id);
         shots->since(channel.shot_cursor);  // only what comes from now on
       }
     }

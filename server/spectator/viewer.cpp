@@ -29,6 +29,8 @@ Viewer::Viewer(boost::asio::ip::tcp::socket socket, std::size_t byte_budget,
       boost::asio::socket_base::send_buffer_size(kViewerSocketBuffer), ec);
   // Viewers send nothing worth reading; a big message from one is a misbehaving peer.
   ws_.read_message_max(4096);
+  // A frame is one WebSocket message in one WebSocket frame: no fragment headers to parse.
+  ws_.auto_fragment(false);
 }
 
 void Viewer::start(beast::http::request<beast::http::string_body> upgrade,

@@ -1,9 +1,10 @@
 // The spectator view's server side end to end (docs/server.md, "Pictures"), against the real server on
 // loopback with a WebSocket client written here from the document (raw sockets, no Beast): every view
-// request without the spectator key is refused and counted; the frames a viewer gets show every prop
-// where the server itself judges it (a raycast RPC at the frame's tick hits the prop under the point the
-// frame's outline puts it); a viewer that stops reading is cut off at its byte budget while the match
-// keeps its tick schedule.
+// request without the spectator key is refused and counted (and viewers beyond the limit); the frames a
+// viewer gets show every prop where the server itself judges it (a raycast RPC at the frame's tick hits
+// the prop under the point the frame's outline puts it), and those raycasts come back as shots with the
+// pose they were judged against; the delay holds frames back; a viewer that stops reading is cut off at its
+// byte budget while the match keeps its tick schedule.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -79,11 +80,18 @@ class RawViewer {
         header = 10;
       }
       if (!need(header + length)) return std::nullopt;
-      Message m{(b0 & 15) == 1, buffer_.substr(header, length)};
-      buffer_.erase(0, header + length);
       const int opcode = b0 & 15;
+      const bool fin = (b0 & 0x80) != 0;
+      const std::string payload = buffer_.substr(header, length);
+      buffer_.erase(0, header + length);
       if (opcode == 8) return std::nullopt;  // close
-      if (opcode == 1 || opcode == 2) return m;
+      if (opcode == 1 || opcode == 2)
+        partial_ = {opcode == 1, payload};
+      else if (opcode == 0)
+        partial_.bytes += payload;  // a continuation of a fragmented message
+      else
+        continue;  // ping, pong
+      if (fin) return partial_;
     }
   }
   // Waits without reading for the server to drop the connection (reset or close), up to `timeout`.
@@ -111,6 +119,7 @@ class RawViewer {
   int fd_ = -1;
   int status_ = 0;
   std::string buffer_;
+  Message partial_;
 };
 
 // A frame read by the document's table, independently of the server's encoder.
@@ -119,10 +128,17 @@ struct FrameEntity {
   std::uint8_t kind = 0;
   float x = 0, y = 0, z = 0, yaw = 0;
 };
+struct FrameShot {
+  double tick_used = 0;
+  std::uint32_t entity = 0;
+  bool hit = false, posed = false;
+  float x = 0, y = 0, z = 0, yaw = 0;
+};
 struct Frame {
   double tick = 0;
   double newest = 0;
   std::vector<FrameEntity> entities;
+  std::vector<FrameShot> shots;
 };
 
 template <typename T>
@@ -138,7 +154,11 @@ std::optional<Frame> read_frame(const std::string& bytes) {
   const auto entities = read_at<std::uint16_t>(bytes, 2);
   const auto contacts = read_at<std::uint16_t>(bytes, 4);
   const auto shots = read_at<std::uint16_t>(bytes, 6);
-  if (bytes.size() != 24 + entities * 44u + contacts * 36u + shots * 64u) return std::nullopt;
+  if (bytes.size() != 24 + entities * 44u + contacts * 36u + shots * 64u) {
+    ADD_FAILURE() << bytes.size() << " bytes for " << entities << " entities, " << contacts << " contacts, "
+                  << shots << " shots";
+    return std::nullopt;
+  }
   f.tick = read_at<double>(bytes, 8);
   f.newest = read_at<double>(bytes, 16);
   for (std::size_t i = 0; i < entities; ++i) {
@@ -146,6 +166,13 @@ std::optional<Frame> read_frame(const std::string& bytes) {
     f.entities.push_back({read_at<std::uint32_t>(bytes, at), read_at<std::uint8_t>(bytes, at + 4),
                           read_at<float>(bytes, at + 8), read_at<float>(bytes, at + 12),
                           read_at<float>(bytes, at + 16), read_at<float>(bytes, at + 20)});
+  }
+  for (std::size_t i = 0; i < shots; ++i) {
+    const std::size_t at = 24 + entities * 44u + contacts * 36u + i * 64;
+    f.shots.push_back({read_at<double>(bytes, at), read_at<std::uint32_t>(bytes, at + 36),
+                       read_at<std::uint8_t>(bytes, at + 40) != 0, read_at<std::uint8_t>(bytes, at + 41) != 0,
+                       read_at<float>(bytes, at + 44), read_at<float>(bytes, at + 48),
+                       read_at<float>(bytes, at + 52), read_at<float>(bytes, at + 56)});
   }
   return f;
 }
@@ -248,6 +275,19 @@ TEST_F(SpectatorTest, EveryViewRequestWithoutTheKeyIsRefusedAndCounted) {
   EXPECT_EQ(server_.stop(), 0);
 }
 
+TEST_F(SpectatorTest, ViewersBeyondTheLimitAreRefusedAndCounted) {
+  start(test_server_config(), spectator_arguments() + " --max-viewers 2");
+  const std::string target = "/api/matches/1/live?key=" + dev_spectator_key();
+  RawViewer first(server_.ports().http, target), second(server_.ports().http, target);
+  EXPECT_EQ(first.status(), 101);
+  EXPECT_EQ(second.status(), 101);
+  EXPECT_EQ(RawViewer(server_.ports().http, target).status(), 503);
+  EXPECT_EQ(metric(closed("too_many_viewers")), 1);
+  ASSERT_TRUE(first.next().has_value()) << "the admitted viewers keep their feed";
+  ASSERT_TRUE(second.next().has_value());
+  EXPECT_EQ(server_.stop(), 0);
+}
+
 TEST_F(SpectatorTest, WithoutAConfiguredKeyTheViewsAreOff) {
   start();
   int status = 0;
@@ -283,6 +323,7 @@ TEST_F(SpectatorTest, FramesShowEveryPropWhereTheServerJudgesIt) {
   for (const FrameEntity& e : frame->entities)
     by_id[e.id] = e;
   int props = 0;
+  std::map<std::uint32_t, int> hits_sent;  // entity the server hit -> rays
   for (const FrameEntity& e : frame->entities) {
     if (e.kind != std::uint8_t(EntityKind::kProp)) continue;
     ASSERT_TRUE(outlines.contains(e.id)) << "prop " << e.id << " has no outline";
@@ -305,9 +346,31 @@ TEST_F(SpectatorTest, FramesShowEveryPropWhereTheServerJudgesIt) {
       holds = holds || inside_posed(p, by_id[r.entity], px, py);
     EXPECT_TRUE(holds) << "prop " << e.id << ": the server hit " << r.entity << " at " << px << ", " << py
                        << ", outside its outline in the frame";
+    ++hits_sent[r.entity];
     ++props;
   }
   EXPECT_EQ(props, 40);
+
+  // Those rays come back as shots in the next frames, each with the pose it was judged against: the
+  // frame's own pose of the prop it hit (the rays asked for the frame's tick).
+  std::map<std::uint32_t, int> hits_seen;
+  for (int frames = 0; frames < 40 && hits_seen != hits_sent; ++frames) {
+    const auto m = viewer.next();
+    ASSERT_TRUE(m.has_value());
+    if (m->text) continue;
+    const std::optional<Frame> later = read_frame(m->bytes);
+    ASSERT_TRUE(later.has_value());
+    for (const FrameShot& shot : later->shots) {
+      EXPECT_EQ(shot.tick_used, frame->tick);
+      ASSERT_TRUE(shot.hit && shot.posed);
+      const FrameEntity& judged = by_id[shot.entity];
+      EXPECT_EQ(shot.x, judged.x);
+      EXPECT_EQ(shot.y, judged.y);
+      EXPECT_EQ(shot.yaw, judged.yaw);
+      ++hits_seen[shot.entity];
+    }
+  }
+  EXPECT_EQ(hits_seen, hits_sent);
   EXPECT_EQ(server_.stop(), 0);
 }
 

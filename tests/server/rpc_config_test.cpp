@@ -67,6 +67,20 @@ TEST_F(RpcConfigTest, GuessableKeysAreRefused) {
   EXPECT_NE(same.find("the same key as admin_key_file"), std::string::npos) << same;
 }
 
+// The spectator key (issue 16) is a key like the others, and never one of them.
+TEST_F(RpcConfigTest, TheSpectatorKeyIsNeitherTheAdminNorTheServiceKey) {
+  write("spectator.key", "a-spectator-key-long-enough-24680");
+  const std::string keys = "admin_key_file = \"admin.key\"\nservice_key_file = \"service.key\"\n";
+  EXPECT_EQ(refusal("", "", keys + "spectator_key_file = \"spectator.key\""), "");
+  for (const char* file : {"admin.key", "service.key"}) {
+    const std::string same = refusal("", "", keys + "spectator_key_file = \"" + file + "\"");
+    EXPECT_NE(same.find("[security] spectator_key_file"), std::string::npos) << same;
+    EXPECT_NE(same.find("a spectator must not hold either"), std::string::npos) << same;
+  }
+  const std::string short_key = refusal("", "", keys + "spectator_key_file = \"short.key\"");
+  EXPECT_NE(short_key.find("fewer than 16"), std::string::npos) << short_key;
+}
+
 TEST_F(RpcConfigTest, OpenReadsAreRefusedBeyondLoopback) {
   const std::string keys = "admin_key_file = \"admin.key\"\nread_access = \"open\"";
   EXPECT_EQ(refusal("rpc_bind_address = \"127.0.0.1\"", "", keys), "");

@@ -437,10 +437,15 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
                            "interest-sight-margin",
                            "interest-sight-hold-s",
                            "event-sends",
-                           "input-ack-delay-ticks"}) {
+                           "input-ack-delay-ticks",
+                           "spectator-key-file",
+                           "spectator-delay-ms",
+                           "spectator-rate",
+                           "spectator-byte-budget",
+                           "max-viewers"}) {
     EXPECT_NE(std::find(flags.begin(), flags.end(), flag), flags.end()) << flag;
   }
-  EXPECT_EQ(flags.size(), 63u);
+  EXPECT_EQ(flags.size(), 68u);
 }
 
 // Issue 15's [interest]: the shipped values are the documented defaults, the file and the flags set them,

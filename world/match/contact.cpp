@@ -21,13 +21,6 @@ bool contact_before(const Contact& x, const Contact& y) {
   return std::tie(x.time, x.a, x.b, x.brush, x.phase) < std::tie(y.time, y.a, y.b, y.brush, y.phase);
 }
 
-std::size_t ContactTracker::KeyHash::operator()(const Key& k) const {
-  std::uint64_t h = (std::uint64_t(k.a) << 32) ^ k.b;
-  h ^= std::uint64_t(std::uint32_t(k.brush)) * 0x9e3779b97f4a7c15ull;
-  h ^= h >> 29;
-  return std::size_t(h * 0xbf58476d1ce4e5b9ull);
-}
-
 void ContactTracker::touch(const Contact& contact) {
   Contact c = contact;
   // One key per touching pair however it was found: entity pairs ordered, the level always second.
@@ -35,46 +28,71 @@ void ContactTracker::touch(const Contact& contact) {
     std::swap(c.a, c.b);
     c.normal = -c.normal;
   }
-  const Key key{c.a, c.b, c.b == kNoEntity ? c.brush : kNoBrush};
-  auto [it, inserted] = current_.try_emplace(key, Entry{c});
-  if (!inserted && c.time < it->second.contact.time) it->second.contact = c;
+  current_.push_back({Key{c.a, c.b, c.b == kNoEntity ? c.brush : kNoBrush}, c, false});
 }
 
 void ContactTracker::keep_alive(std::span<const EntityId> sleeping) {
   if (sleeping.empty()) return;
   const auto asleep = [&](EntityId id) { return std::binary_search(sleeping.begin(), sleeping.end(), id); };
-  for (const auto& [key, entry] : previous_) {
-    if (asleep(key.a) || asleep(key.b)) current_.try_emplace(key, Entry{entry.contact, true});
+  for (const Entry& entry : previous_) {
+    if (asleep(entry.key.a) || asleep(entry.key.b)) current_.push_back({entry.key, entry.contact, true});
   }
 }
 
 void ContactTracker::forget(EntityId id) {
-  for (auto it = current_.begin(); it != current_.end();) {
-    it = (it->first.a == id || it->first.b == id) ? current_.erase(it) : std::next(it);
-  }
+  std::erase_if(current_, [id](const Entry& e) { return e.key.a == id || e.key.b == id; });
 }
+
+namespace {
+
+// A pair touched last tick and not this one ends: its last point and normal, at the end of the tick.
+Contact ended(const Contact& last, std::uint64_t tick) {
+  Contact end = last;
+  end.tick = tick;
+  end.time = 1;  // the touch ended at some time in the tick; reported at its end
+  end.phase = ContactPhase::kEnd;
+  end.relative_speed = 0;
+  return end;
+}
+
+}  // namespace
 
 void ContactTracker::finish(std::uint64_t tick, std::vector<Contact>& out) {
   out.clear();
-  for (auto& [key, entry] : current_) {
+  // Merge this tick's arrivals by key: stable, so equal keys stay in arrival order. A later touch replaces
+  // the contact when strictly earlier in the tick; a later carried (silent) arrival changes nothing.
+  order_.resize(current_.size());
+  for (std::uint32_t i = 0; i < order_.size(); ++i)
+    order_[i] = i;
+  std::stable_sort(order_.begin(), order_.end(),
+                   [&](std::uint32_t x, std::uint32_t y) { return current_[x].key < current_[y].key; });
+  merged_.clear();
+  for (const std::uint32_t i : order_) {
+    const Entry& e = current_[i];
+    if (!merged_.empty() && merged_.back().key == e.key) {
+      if (!e.silent && e.contact.time < merged_.back().contact.time) merged_.back().contact = e.contact;
+      continue;
+    }
+    merged_.push_back(e);
+  }
+  // Walk both sorted lists at once: a key in both persists, only in this tick's begins, only in the last
+  // tick's ends.
+  auto last = previous_.begin();
+  for (Entry& entry : merged_) {
+    for (; last != previous_.end() && last->key < entry.key; ++last)
+      out.push_back(ended(last->contact, tick));
+    const bool persists = last != previous_.end() && last->key == entry.key;
+    if (persists) ++last;
     // Sleeping touches carry over without a record: a crate asleep on the floor is not news every tick.
     if (entry.silent) continue;
-    Contact& contact = entry.contact;
-    contact.tick = tick;
-    contact.phase = previous_.count(key) != 0 ? ContactPhase::kPersist : ContactPhase::kBegin;
-    out.push_back(contact);
+    entry.contact.tick = tick;
+    entry.contact.phase = persists ? ContactPhase::kPersist : ContactPhase::kBegin;
+    out.push_back(entry.contact);
   }
-  for (const auto& [key, entry] : previous_) {
-    if (current_.count(key) != 0) continue;
-    Contact end = entry.contact;
-    end.tick = tick;
-    end.time = 1;  // the touch ended at some time in the tick; reported at its end
-    end.phase = ContactPhase::kEnd;
-    end.relative_speed = 0;
-    out.push_back(end);
-  }
+  for (; last != previous_.end(); ++last)
+    out.push_back(ended(last->contact, tick));
   std::sort(out.begin(), out.end(), contact_before);
-  previous_.swap(current_);
+  previous_.swap(merged_);
   current_.clear();
 }
 

@@ -13,7 +13,6 @@
 
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "collision/trace_result.hpp"
@@ -61,17 +60,21 @@ class ContactTracker {
   struct Key {
     EntityId a, b;
     std::int32_t brush;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const;
+    auto operator<=>(const Key&) const = default;
   };
   struct Entry {
+    Key key;
     Contact contact;
     bool silent = false;  // carried by keep_alive: kept, not reported
   };
-  std::unordered_map<Key, Entry, KeyHash> current_;
-  std::unordered_map<Key, Entry, KeyHash> previous_;
+  // Flat and sorted instead of hashed (issue 17: the node maps cost an allocation per carried contact per
+  // tick). This tick's touches accumulate in arrival order and are merged by key in finish(): the first
+  // arrival of a key decides the entry (and whether it is silent), a later one replaces its contact only
+  // when strictly earlier in the tick, as a map's try_emplace would.
+  std::vector<Entry> current_;        // arrival order until finish()
+  std::vector<Entry> previous_;       // last tick's, sorted by key, one per key
+  std::vector<Entry> merged_;         // finish()'s scratch (last tick's buffer, reused)
+  std::vector<std::uint32_t> order_;  // finish()'s scratch: indices of current_ sorted by key
 };
 
 }  // namespace shiftcast

@@ -5,6 +5,7 @@
 // client's prediction (shiftcast-sim) runs the very same code against the players it knows.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "collision/turned_shape.hpp"
 #include "world/match/entity_sweep.hpp"
@@ -44,6 +45,11 @@ ShapeDistance distance_to_entity(const Shape& shape, const Pose& pose, const Ent
   }
   return best;
 }
+
+// The skin guard asks GJK only about neighbours whose boxes are nearer than this at the end of the move:
+// a rest gap, plus a margin far above GJK's rounding, so a skipped neighbour is one GJK would have found
+// at least a rest gap away: the guard decides exactly as if it had asked.
+inline constexpr double kSkinGuardBoxMargin = double(kBoundsSlack);
 
 }  // namespace
 
@@ -140,6 +146,9 @@ bool skin_guard(const Entity& other, const Motion& target, const Shape& shape, f
   // is blocked where it began, against that entity, and the motor slides (and nudges) off it as off any
   // other contact.
   if (best.start_solid || !(best.t > 0.0)) return false;
+  if (entity_box_gap(shape, {best.end, shape_yaw}, other, target.end) >=
+      double(kEntityRestGap) + kSkinGuardBoxMargin)
+    return false;
   const ShapeDistance at_end = distance_to_entity(shape, {best.end, shape_yaw}, other, target.end);
   if (at_end.status != QueryStatus::kOk || at_end.distance >= double(kEntityRestGap)) return false;
   const ShapeDistance at_start = distance_to_entity(shape, {from, shape_yaw}, other, target.start);
@@ -153,6 +162,25 @@ bool skin_guard(const Entity& other, const Motion& target, const Shape& shape, f
   best.entity = other.id;
   best.brush = kNoBrush;
   return true;
+}
+
+// A lower bound on the distance between `shape` posed at `pose` and `other` at `other_pose`: how far apart
+// their world boxes are along the axis that separates them most (0 or less when the boxes overlap). The
+// other's box is its grown bound (kBoundsSlack), so the bound holds whatever the rounding of its pose.
+double entity_box_gap(const Shape& shape, const Pose& pose, const Entity& other, const Pose& other_pose) {
+  const Aabb box = world_box(other, other_pose);
+  const double c = std::cos(double(pose.yaw)), s = std::sin(double(pose.yaw));
+  double gap = -std::numeric_limits<double>::infinity();
+  for (int axis = 0; axis < 3; ++axis) {
+    Vec3d world{};
+    world[axis] = 1;
+    // The world axis in the shape's own frame (turned back by its yaw).
+    const Vec3d local{c * world.x + s * world.y, -s * world.x + c * world.y, world.z};
+    const double hi = double(pose.position[axis]) + shape.support(local);
+    const double lo = double(pose.position[axis]) - shape.support(-local);
+    gap = std::max({gap, double(box.min[axis]) - hi, lo - double(box.max[axis])});
+  }
+  return gap;
 }
 
 MotorHit to_motor_hit(const SweepHit& h) {

@@ -58,6 +58,10 @@ bool skin_guard(const Entity& other, const Motion& target, const Shape& shape, f
                 SweepHit& best);
 
 // A sweep's result as the character motor reads it.
+// A lower bound on the distance between `shape` at `pose` and `other` at `other_pose`, from their world
+// boxes (the largest gap along an axis; 0 or less when the boxes overlap): the skin guard's cull.
+double entity_box_gap(const Shape& shape, const Pose& pose, const Entity& other, const Pose& other_pose);
+
 MotorHit to_motor_hit(const SweepHit& hit);
 
 }  // namespace shiftcast

@@ -6,9 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "collision/bsp_build.hpp"
+#include "collision/narrow_phase.hpp"
+#include "tests/support/seeded_random.hpp"
+#include "world/match/entity_sweep.hpp"
 #include "world/match/simulation_state_internal.hpp"
 
 namespace shiftcast {
@@ -134,6 +138,55 @@ TEST(SkinGuard, MovesAwayAndAlongAtTheSkinAreNotBlocked) {
     EXPECT_EQ(h.end, to);
   }
   EXPECT_EQ(p.state->last_tick.skin_guards, 0);
+}
+
+}  // namespace
+}  // namespace shiftcast
+
+namespace shiftcast {
+namespace {
+
+// The skin guard's cull (entity_box_gap) never says "farther" than the exact distance: over random
+// cylinders, spheres and turned off-centre boxes against turned box and hull props, the box gap is at most
+// the distance shape_distance computes (to its rounding), and the cull's threshold leaves a margin above it.
+TEST(SkinGuardCull, TheBoxGapIsALowerBoundOnTheDistance) {
+  std::mt19937 rng(4242);
+  const std::vector<Vec3> hull{{-20, -10, 0},  {20, -10, 0},  {0, 25, 0},
+                               {-20, -10, 30}, {20, -10, 30}, {0, 25, 30}};
+  int near = 0, culled = 0;
+  for (int i = 0; i < 20000; ++i) {
+    Entity other;
+    other.kind = EntityKind::kProp;
+    other.shape =
+        uniform_int(rng, 0, 1) == 0
+            ? Shape::box({uniform_float(rng, 4, 40), uniform_float(rng, 4, 40), uniform_float(rng, 4, 40)},
+                         {uniform_float(rng, -8, 8), uniform_float(rng, -8, 8), uniform_float(rng, 0, 20)})
+            : Shape::hull(hull);
+    compute_entity_bounds(other);
+    const Pose other_pose{
+        {uniform_float(rng, -60, 60), uniform_float(rng, -60, 60), uniform_float(rng, -30, 30)},
+        uniform_float(rng, -3.2f, 3.2f)};
+    const int kind = uniform_int(rng, 0, 2);
+    const Shape mover = kind == 0 ? Shape::cylinder(15, 56)
+                        : kind == 1
+                            ? Shape::sphere(uniform_float(rng, 1, 20))
+                            : Shape::box({uniform_float(rng, 2, 20), uniform_float(rng, 2, 20), 10},
+                                         {uniform_float(rng, -30, 30), uniform_float(rng, -30, 30), 0});
+    const Pose pose{{uniform_float(rng, -60, 60), uniform_float(rng, -60, 60), uniform_float(rng, -30, 30)},
+                    uniform_float(rng, -3.2f, 3.2f)};
+    const double gap = entity_box_gap(mover, pose, other, other_pose);
+    const ShapeDistance d = shape_distance(mover, pose, other.shape, other_pose);
+    ASSERT_EQ(d.status, QueryStatus::kOk);
+    if (d.overlapping) {
+      EXPECT_LE(gap, 1e-6) << "overlapping shapes with boxes apart, case " << i;
+      continue;
+    }
+    EXPECT_LE(gap, d.distance + 1e-6) << "case " << i;
+    near += d.distance < 2.0 ? 1 : 0;
+    culled += gap >= double(kEntityRestGap) + double(kBoundsSlack) ? 1 : 0;
+  }
+  EXPECT_GT(near, 100);     // pairs close enough to matter were drawn
+  EXPECT_GT(culled, 1000);  // and the cull skips many that are not
 }
 
 }  // namespace

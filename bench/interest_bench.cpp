@@ -33,18 +33,7 @@ constexpr int kProjectiles = 64;
 constexpr std::uint32_t kSeed = 1;
 
 std::unique_ptr<MatchSetup> make_match(const OpenArenaLevel& level) {
-  SimulationConfig sim;
-  sim.tick_rate = kTickRate;
-  MatchSetupConfig config;
-  config.kind = SceneKind::kMatch;
-  config.players = kPlayers;
-  config.projectiles = kProjectiles;
-  config.props = 0;
-  config.seed = kSeed;
-  MatchSetupResult made =
-      MatchSetup::create(level.compiled.tree, level.compiled.level, level.navmesh.get(), sim, config);
-  if (!made.ok()) std::fprintf(stderr, "interest_bench: cannot build the match: %s\n", made.error.c_str());
-  return std::move(made.scene);
+  return make_openarena_match("interest_bench", level, kTickRate, kPlayers, kProjectiles, 0, kSeed);
 }
 
 // One iteration: the simulation runs to the next snapshot (untimed), then the filter's work for it.

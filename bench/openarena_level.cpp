@@ -33,4 +33,21 @@ int load_openarena_level(const char* program, const char* map, OpenArenaLevel& o
   return kLevelLoaded;
 }
 
+std::unique_ptr<MatchSetup> make_openarena_match(const char* program, const OpenArenaLevel& level,
+                                                 int tick_rate, int players, int projectiles, int props,
+                                                 std::uint32_t seed) {
+  SimulationConfig sim;
+  sim.tick_rate = tick_rate;
+  MatchSetupConfig config;
+  config.kind = SceneKind::kMatch;
+  config.players = players;
+  config.projectiles = projectiles;
+  config.props = props;
+  config.seed = seed;
+  MatchSetupResult made =
+      MatchSetup::create(level.compiled.tree, level.compiled.level, level.navmesh.get(), sim, config);
+  if (!made.ok()) std::fprintf(stderr, "%s: cannot build the match: %s\n", program, made.error.c_str());
+  return std::move(made.scene);
+}
+
 }  // namespace shiftcast

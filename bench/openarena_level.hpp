@@ -10,6 +10,7 @@
 
 #include "world/level/compiled_level.hpp"
 #include "world/level/navmesh.hpp"
+#include "world/match/match_setup.hpp"
 
 namespace shiftcast {
 
@@ -24,5 +25,11 @@ inline constexpr int kLevelFailed = 2;   // it is there but does not import, com
 
 // Loads data/openarena/maps/<map>.bsp under the source tree; prints why not, prefixed by `program`.
 int load_openarena_level(const char* program, const char* map, OpenArenaLevel& out);
+
+// A bot match on the level (SceneKind::kMatch), as the server sets one up; null (and said why, prefixed
+// by `program`) when it cannot be built.
+std::unique_ptr<MatchSetup> make_openarena_match(const char* program, const OpenArenaLevel& level,
+                                                 int tick_rate, int players, int projectiles, int props,
+                                                 std::uint32_t seed);
 
 }  // namespace shiftcast

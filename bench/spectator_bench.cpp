@@ -25,18 +25,7 @@ namespace {
 using namespace shiftcast;
 
 std::unique_ptr<MatchSetup> make_match(const OpenArenaLevel& level) {
-  SimulationConfig sim;
-  sim.tick_rate = 64;
-  MatchSetupConfig config;
-  config.kind = SceneKind::kMatch;
-  config.players = 32;
-  config.projectiles = 256;
-  config.props = 200;
-  config.seed = 1;
-  MatchSetupResult made =
-      MatchSetup::create(level.compiled.tree, level.compiled.level, level.navmesh.get(), sim, config);
-  if (!made.ok()) std::fprintf(stderr, "spectator_bench: cannot build the match: %s\n", made.error.c_str());
-  return std::move(made.scene);
+  return make_openarena_match("spectator_bench", level, 64, 32, 256, 200, 1);
 }
 
 void BM_SpectatorFrame(benchmark::State& state, const OpenArenaLevel* level) {

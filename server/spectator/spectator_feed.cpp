@@ -226,12 +226,16 @@ struct SpectatorFeed::State : std::enable_shared_from_this<SpectatorFeed::State>
     std::vector<SpectatorShot> shots;
     if (ShotLog* log = channel.match->shot_log()) {
       std::vector<Entity> posed;
+      double posed_tick = -1;  // the tick `posed` holds: shots of one volley share it
       for (RecordedQuery& q : log->since(channel.shot_cursor)) {
         SpectatorShot& s = shots.emplace_back();
         s.query = std::move(q);
         if (!s.query.hit || s.query.entity == kNoEntity) continue;
         // The pose the shot was judged against: the history at the tick it used, as the query saw it.
-        channel.match->history().at(s.query.tick_used).entities(posed);
+        if (s.query.tick_used != posed_tick) {
+          channel.match->history().at(s.query.tick_used).entities(posed);
+          posed_tick = s.query.tick_used;
+        }
         const auto hit =
             std::find_if(posed.begin(), posed.end(), [&](const Entity& e) { return e.id == s.query.entity; });
         if (hit == posed.end()) continue;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "server/spectator/json_text.hpp"
 #include "world/level/level_slice.hpp"
 
 namespace shiftcast {
@@ -91,7 +92,7 @@ std::shared_ptr<const std::string> FloorPlanCache::get(const HostedLevel& level,
   const auto key = std::make_pair(level.name, long(height));
   if (auto it = plans_.find(key); it != plans_.end()) return it->second;
 
-  std::string out = fmt::format(R"({{"level":"{}","bounds":[)", level.name);
+  std::string out = fmt::format(R"({{"level":"{}","bounds":[)", json_escaped(level.name));
   const Vec3 lo = bounds.empty() ? Vec3{} : bounds.min, hi = bounds.empty() ? Vec3{} : bounds.max;
   for (double v : {double(lo.x), double(lo.y), double(lo.z), double(hi.x), double(hi.y), double(hi.z)}) {
     if (out.back() != '[') out += ',';

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "server/metrics.hpp"
+#include "server/spectator/json_text.hpp"
 #include "server/spectator/shot_log.hpp"
 #include "server/spectator/spectator_frame.hpp"
 
@@ -141,7 +142,7 @@ struct SpectatorFeed::State : std::enable_shared_from_this<SpectatorFeed::State>
     const MatchHealth h = match->health();
     const std::string hello = fmt::format(
         R"({{"type":"hello","match":{},"level":"{}","tick_rate":{},"updates_per_second":{},"delay_ms":{}}})",
-        match_id, h.summary.level, h.summary.tick_rate, settings.rate, settings.delay.count());
+        match_id, json_escaped(h.summary.level), h.summary.tick_rate, settings.rate, settings.delay.count());
     std::weak_ptr<State> weak = shared_from_this();
     auto viewer =
         std::make_shared<Viewer>(std::move(socket), settings.byte_budget, [weak, match_id](ViewerEnd why) {

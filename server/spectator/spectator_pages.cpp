@@ -10,6 +10,7 @@
 
 #include "server/hosted_level.hpp"
 #include "server/metrics.hpp"
+#include "server/spectator/json_text.hpp"
 #include "server/spectator/page_assets.hpp"
 #include "server/spectator/spectator_feed.hpp"
 
@@ -58,21 +59,6 @@ bool same_key(std::string_view a, std::string_view b) {
   for (std::size_t i = 0; i < a.size(); ++i)
     diff |= static_cast<unsigned char>(a[i] ^ b[i]);
   return diff == 0;
-}
-
-std::string json_escaped(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-    } else {
-      out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace

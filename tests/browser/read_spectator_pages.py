@@ -29,14 +29,15 @@ import json
 import pathlib
 import struct
 import sys
-import time
 import urllib.parse
 import zlib
 
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "contract"))
 import raycast_client  # noqa: E402  (found through the path above)
@@ -48,15 +49,18 @@ PLAYER_LAYER = 1  # QueryFilter.mask: 1 players, 2 projectiles, 4 props
 
 
 def wait_for(driver, script, timeout=WAIT_S):
-    """Polls a JavaScript expression until it is truthy; returns (its last value, whether it timed out)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = driver.execute_script("try { return " + script + "; } catch (e) { return null; }")
-        if value:
-            return value, False
-        if time.monotonic() >= deadline:
-            return value, True
-        time.sleep(0.2)
+    """Waits (Selenium's WebDriverWait) until a JavaScript expression is truthy; returns (its last value,
+    whether it timed out)."""
+    last = [None]
+
+    def truthy(d):
+        last[0] = d.execute_script("try { return " + script + "; } catch (e) { return null; }")
+        return last[0]
+
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.1).until(truthy), False
+    except TimeoutException:
+        return last[0], True
 
 
 def decode_png(data, columns=None, rows=None):

@@ -40,7 +40,9 @@ class ModelTracker {
     }
   }
   void forget(EntityId id) {
-    std::erase_if(current_, [id](const auto& kv) { return std::get<0>(kv.first) == id || std::get<1>(kv.first) == id; });
+    std::erase_if(current_, [id](const auto& kv) {
+      return std::get<0>(kv.first) == id || std::get<1>(kv.first) == id;
+    });
   }
   std::vector<Contact> finish(std::uint64_t tick) {
     std::vector<Contact> out;

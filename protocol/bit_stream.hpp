@@ -25,6 +25,7 @@
 // no alignment is assumed of the buffer.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -51,12 +52,7 @@ constexpr std::int64_t zigzag_decode(std::uint64_t value) {
 
 // The number of bits an unsigned value needs (0 for 0).
 constexpr unsigned bit_width_of(std::uint64_t value) {
-  unsigned bits = 0;
-  while (value != 0) {
-    ++bits;
-    value >>= 1;
-  }
-  return bits;
+  return static_cast<unsigned>(std::bit_width(value));
 }
 
 class BitWriter {

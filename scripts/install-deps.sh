@@ -15,6 +15,7 @@ packages=(
   libbullet-dev libembree-dev
   libsodium-dev libtomlplusplus-dev python3-flatbuffers curl
   chromium chromium-driver python3-selenium  # the report page read in a real browser (tests/browser/)
+  python3-yaml  # the deploy files checked (tests/deploy/)
 )
 
 missing=()

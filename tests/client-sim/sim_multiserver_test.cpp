@@ -2,7 +2,8 @@
 // their own free ports, the real load tester as a process (--servers, 3 matches of 4 bots, 3 seconds),
 // its JSON report read back by a strict reader. Oracles: each server's own counters after the run (it
 // answered one CreateMatch and four IssueConnectToken calls, received the clients' datagrams and their
-// raycasts), the per-server rows against them and the totals against the rows; and a dead server address
+// raycasts), the per-server rows against them and the totals against the rows; least-loaded placement
+// against a server that hosts more matches of its own than the others; and a dead server address
 // (no metrics, or no RPC behind live metrics) makes the run fail with that address in the reason.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -83,16 +84,18 @@ class SimMultiServerTest : public ::testing::Test {
     return metric_value(http_get(server(s).ports().http, "/metrics"), series);
   }
 
-  // shiftcast-sim against `servers`, 3 matches of 4 bots for 3 s (the smoke profile's budgets).
-  SimRun sim(const std::string& servers, const std::string& name) const {
+  // shiftcast-sim against `servers`, 3 matches of 4 bots for 3 s (the smoke profile's budgets); `extra`
+  // flags come last, so they win.
+  SimRun sim(const std::string& servers, const std::string& name, const std::string& extra = "") const {
     const std::string source = SHIFTCAST_SOURCE_DIR;
     const fs::path json = dir_ / (name + ".json");
     const std::string command =
         std::string("'") + SHIFTCAST_SIM_BIN + "' --servers " + servers + " --admin-key '" + dev_admin_key() +
         "' --level arena --level-file '" + source + "/configs/levels/arena.map' --profile '" + source +
         "/configs/load/smoke.toml' --matches 3 --clients " + std::to_string(kClientsPerMatch) +
-        " --duration 3 --connect-timeout 10 --threads 1 --json '" + json.string() + "' --no-progress > '" +
-        (dir_ / (name + ".out")).string() + "' 2> '" + (dir_ / (name + ".err")).string() + "'";
+        " --duration 3 --connect-timeout 10 --threads 1 --json '" + json.string() + "' --no-progress " +
+        extra + " > '" + (dir_ / (name + ".out")).string() + "' 2> '" + (dir_ / (name + ".err")).string() +
+        "'";
     const int raw = std::system(command.c_str());
     SimRun run;
     run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
@@ -176,6 +179,39 @@ TEST_F(SimMultiServerTest, OneLoadSpreadsOverThreeServersAndIsJudgedPerServerAnd
   for (int s = 0; s < kServers; ++s)
     EXPECT_NE(run.out.find(address(s)), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("  total"), std::string::npos) << run.out;
+}
+
+TEST_F(SimMultiServerTest, LeastLoadedPlacementCountsEachServersOwnMatches) {
+  // Server 0 restarted hosting two matches of its own; servers 1 and 2 host one each.
+  ASSERT_EQ(servers_[0]->stop(), 0);
+  ASSERT_EQ(
+      servers_[0]->start(test_server_config("", "[[initial_match]]\nlevel = \"arena\"\n"), dir_ / "server0b"),
+      "");
+  const SimRun run =
+      sim(address(0) + "," + address(1) + "," + address(2), "least", "--placement least-loaded --matches 2");
+  ASSERT_FALSE(run.json.empty()) << "exit " << run.status << "\n" << run.err;
+  const Json report = JsonReader(run.json).document();
+  EXPECT_EQ(report["placement"].string, "least-loaded");
+  EXPECT_EQ(report["clients_connected"].number, 2 * kClientsPerMatch);
+  const Json& rows = report["servers"];
+  ASSERT_EQ(rows.items.size(), std::size_t(kServers));
+  // The busiest server got nothing: listed, not judged, and it was never asked to create a match.
+  EXPECT_EQ(rows.items[0]["matches"].number, 0);
+  EXPECT_EQ(rows.items[0]["matches_seen"].number, 0);
+  EXPECT_EQ(rows.items[0]["clients"].number, 0);
+  EXPECT_FALSE(rows.items[0]["judged"].boolean);
+  EXPECT_TRUE(rows.items[0]["budgets_met"].boolean);
+  EXPECT_EQ(counter(0, "shiftcast_rpc_requests_total{kind=\"create_match\"}"), 0);
+  for (int s = 1; s < kServers; ++s) {
+    SCOPED_TRACE(address(s));
+    const Json& row = rows.items[std::size_t(s)];
+    EXPECT_EQ(row["matches"].number, 1);
+    EXPECT_EQ(row["matches_seen"].number, 1);
+    EXPECT_EQ(row["clients_connected"].number, kClientsPerMatch);
+    EXPECT_TRUE(row["judged"].boolean);
+    EXPECT_EQ(counter(s, "shiftcast_rpc_requests_total{kind=\"create_match\"}"), 1);
+  }
+  EXPECT_EQ(run.status, report["budgets_met"].boolean ? 0 : 1) << run.err;
 }
 
 TEST_F(SimMultiServerTest, ADeadServerAddressFailsTheRunWithItsAddress) {

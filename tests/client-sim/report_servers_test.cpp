@@ -75,6 +75,36 @@ const std::vector<ServerMetrics> kBefore = {scrape(100, 0, 1, {0, 0, 0, 0}), scr
 const std::vector<ServerMetrics> kAfter = {scrape(105, 0, 2, {100, 100, 100, 100}),
                                            scrape(21, 0, 2, {0, 100, 100, 100})};
 
+TEST(ServerMetricsMerge, CountsMatchesAndSumsScrapesBucketByBound) {
+  const ServerMetrics two = server_metrics_from_text(
+      "process_cpu_seconds_total 2\n"
+      "shiftcast_tick_seconds_bucket{match=\"1\",le=\"0.001\"} 3\n"
+      "shiftcast_tick_seconds_bucket{match=\"1\",le=\"+Inf\"} 4\n"
+      "shiftcast_tick_seconds_count{match=\"1\"} 4\n"
+      "shiftcast_tick_seconds_bucket{match=\"9\",le=\"0.001\"} 1\n"
+      "shiftcast_tick_seconds_bucket{match=\"9\",le=\"+Inf\"} 1\n"
+      "shiftcast_tick_seconds_count{match=\"9\"} 1\n"
+      "shiftcast_invariant_violations_total{match=\"9\"} 1\n");
+  ASSERT_TRUE(two.ok) << two.error;
+  EXPECT_EQ(two.matches, 2);
+  const ServerMetrics idle = server_metrics_from_text("process_cpu_seconds_total 0.5\n");
+  ASSERT_TRUE(idle.ok);
+  EXPECT_EQ(idle.matches, 0);
+
+  const ServerMetrics both = merge_server_metrics({two, idle, two});
+  ASSERT_TRUE(both.ok);
+  EXPECT_EQ(both.matches, 4);
+  EXPECT_DOUBLE_EQ(both.cpu_seconds, 4.5);
+  EXPECT_EQ(both.invariant_violations, 2u);
+  EXPECT_EQ(both.tick_bucket_bounds, (std::vector<double>{0.001}));
+  EXPECT_EQ(both.tick_bucket_counts, (std::vector<std::uint64_t>{8, 10}));
+  ServerMetrics failed;
+  failed.error = "connection refused";
+  const ServerMetrics broken = merge_server_metrics({two, failed});
+  EXPECT_FALSE(broken.ok);
+  EXPECT_EQ(broken.error, "scrape 2 of 2: connection refused");
+}
+
 TEST(ReportServers, EachServerIsJudgedAloneAndTheRunFailsWhenOneMisses) {
   const SimReport r = make_report(two_servers(), split_run(), kBefore, kAfter);
   ASSERT_EQ(r.servers.size(), 2u);

@@ -165,7 +165,7 @@ std::string ChurnRun::setup() {
   for (int t = 0; t < thread_count; ++t) {
     threads_.push_back(std::make_unique<ClientThread>(options_, level_, run_, epoch_, unix_now_));
     threads_.back()->reap_finished_clients();
-    if (std::string e = threads_.back()->connect_rpc(rpc_endpoint_); !e.empty()) return e;
+    if (std::string e = threads_.back()->connect_rpc({&rpc_endpoint_, 1}); !e.empty()) return e;
   }
   run_.phase.store(Phase::kLoad, std::memory_order_release);  // every session is measured
   const double period = 1.0 / std::max(1, options_.tick_rate);

@@ -35,11 +35,14 @@ double seconds_between(Clock::time_point a, Clock::time_point b) {
 
 ClientThread::ClientThread(const SimOptions& options, const SimLevel& level, RunShared& run,
                            Clock::time_point epoch, double unix_time_offset)
-    : run_(run), timer_(context_), rpc_(context_), nav_(*level.navmesh), world_(level.compiled.tree, {}) {
+    : run_(run), timer_(context_), nav_(*level.navmesh), world_(level.compiled.tree, {}) {
+  for (std::size_t s = 0; s < sim_servers(options).size(); ++s) {
+    rpcs_.push_back(std::make_unique<RpcChannel>(context_));
+    shared_.rpcs.push_back(rpcs_.back().get());
+  }
   shared_.options = &options;
   shared_.world = &world_;
   shared_.nav = &nav_;
-  shared_.rpc = &rpc_;
   shared_.fbb = &fbb_;
   shared_.totals = &totals_;
   shared_.bot.tick_rate = options.tick_rate;
@@ -64,10 +67,14 @@ void ClientThread::add(std::size_t global_index, ConnectToken token, const udp::
       {global_index, std::make_unique<SimClient>(context_, shared_, std::move(token), server, id)});
 }
 
-std::string ClientThread::connect_rpc(const tcp::endpoint& server) {
-  std::string error = connect_blocking(context_, rpc_, server, kAdminTimeoutSeconds);
-  context_.restart();
-  return error;
+std::string ClientThread::connect_rpc(std::span<const tcp::endpoint> servers) {
+  if (servers.size() != rpcs_.size()) return "client thread: one RPC endpoint per server expected";
+  for (std::size_t s = 0; s < servers.size(); ++s) {
+    std::string error = connect_blocking(context_, *rpcs_[s], servers[s], kAdminTimeoutSeconds);
+    context_.restart();
+    if (!error.empty()) return error;
+  }
+  return "";
 }
 
 void ClientThread::start(Clock::time_point first_tick) {
@@ -119,8 +126,12 @@ void ClientThread::on_tick() {
         client->stop(t);
       }
     }
-    if (!draining && (rpc_.pending() == 0 || t >= stop_deadline_)) {
-      rpc_.close();  // what is still unanswered counts as connection_lost
+    std::size_t pending = 0;
+    for (const auto& rpc : rpcs_)
+      pending += rpc->pending();
+    if (!draining && (pending == 0 || t >= stop_deadline_)) {
+      for (const auto& rpc : rpcs_)
+        rpc->close();  // what is still unanswered counts as connection_lost
       if (delivery_) delivery_->cancel();
       publish();
       return;  // no timer, no sockets: run() returns

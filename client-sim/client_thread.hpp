@@ -1,11 +1,11 @@
 // ClientThread: one of run_simulation's client threads (sim_runner.cpp). It owns an io_context, its
-// clients' UDP sockets, a drift-free client tick timer and one pipelined RPC channel for its clients'
-// shots; the calling thread steers all of them through RunShared's phase and reads PublishedTotals for
-// the progress line. Internal to the simulator.
+// clients' UDP sockets, a drift-free client tick timer and one pipelined RPC channel per server for its
+// clients' shots; the calling thread steers all of them through RunShared's phase and reads PublishedTotals
+// for the progress line. Internal to the simulator.
 //
 //   auto t = std::make_unique<ClientThread>(options, level, run, epoch, unix_now);
 //   t->add(index, std::move(token), server, identity);   // before start, on the calling thread
-//   t->connect_rpc(rpc_endpoint);  t->start(first_tick);
+//   t->connect_rpc(rpc_endpoints);  t->start(first_tick);   // one endpoint per server
 //   run.phase.store(Phase::kStop);  t->join();  // then t->clients() hold the stats
 #pragma once
 
@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <utility>
@@ -83,7 +84,8 @@ struct RunShared {
   Wakeup wakeup;
 };
 
-// One client thread: its io_context, its clients' sockets, one tick timer, one RPC channel for shots.
+// One client thread: its io_context, its clients' sockets, one tick timer, one RPC channel for shots per
+// server (sim_servers(options) order; a client's identity.server picks its channel).
 class ClientThread {
  public:
   ClientThread(const SimOptions& options, const SimLevel& level, RunShared& run, Clock::time_point epoch,
@@ -92,8 +94,9 @@ class ClientThread {
   void add(std::size_t global_index, ConnectToken token, const boost::asio::ip::udp::endpoint& server,
            const SimClientIdentity& identity);
 
-  // Connects the shots' RPC channel before the thread runs (on the calling thread: the context is idle).
-  std::string connect_rpc(const boost::asio::ip::tcp::endpoint& server);
+  // Connects the shots' RPC channels before the thread runs (on the calling thread: the context is idle),
+  // one endpoint per server in sim_servers(options) order.
+  std::string connect_rpc(std::span<const boost::asio::ip::tcp::endpoint> servers);
   void start(Clock::time_point first_tick);
   void join();
   const PublishedTotals& published() const { return published_; }
@@ -129,7 +132,7 @@ class ClientThread {
   RunShared& run_;
   boost::asio::io_context context_;
   boost::asio::steady_timer timer_;
-  RpcChannel rpc_;
+  std::vector<std::unique_ptr<RpcChannel>> rpcs_;  // one per server
   NavQuery nav_;
   LevelMotorWorld world_;
   flatbuffers::FlatBufferBuilder fbb_{512};

@@ -210,6 +210,35 @@ std::string report_json(const SimReport& r) {
   }
   w.value("budgets_met", r.budgets_met ? "true" : "false");
   w.strings("budgets_missed", r.budgets_missed);
+  // Last, so the totals above are the first of each name (scripts that search the text find them).
+  w.value("placement", json_string(r.placement));
+  w.open("servers", '[');
+  for (const SimServerRow& s : r.servers) {
+    w.open({}, '{');
+    w.value("server", json_string(s.server));
+    w.value("matches", json_number(s.matches));
+    w.value("matches_seen", json_number(s.matches_seen));
+    w.value("clients", json_number(s.clients));
+    w.value("clients_connected", json_number(s.clients_connected));
+    w.value("clients_failed", json_number(s.clients_failed));
+    w.percentiles("input_ack_ms", s.input_ack_ms);
+    w.value("input_ack_p99_ticks", json_number(s.input_ack_p99_ticks));
+    w.value("events_lost", json_number(s.events_lost));
+    w.value("event_order_violations", json_number(s.event_order_violations));
+    w.value("snapshot_rate_achieved", json_number(s.snapshot_rate_achieved));
+    w.percentiles("movement_error", s.movement_error, true);
+    w.value("server_metrics_ok", s.server_metrics_ok ? "true" : "false");
+    w.value("server_metrics_error", json_string(s.server_metrics_error));
+    w.percentiles("server_tick_ms", s.server_tick_ms);
+    w.value("server_late_ticks", json_number(s.server_late_ticks));
+    w.value("invariant_violations", json_number(s.invariant_violations));
+    w.value("server_cpu_percent", json_number(s.server_cpu_percent));
+    w.value("judged", s.judged ? "true" : "false");
+    w.value("budgets_met", s.budgets_met ? "true" : "false");
+    w.strings("budgets_missed", s.budgets_missed);
+    w.close('}');
+  }
+  w.close(']');
   w.close('}');
   return w.text();
 }

@@ -51,6 +51,7 @@ std::optional<float> correct_from_own_state(MovementCheck& movement, const Clien
 SimClient::SimClient(asio::io_context& context, SimThreadContext& shared, ConnectToken token,
                      const asio::ip::udp::endpoint& server, const SimClientIdentity& identity)
     : shared_(shared),
+      rpc_(*shared.rpcs.at(identity.server)),
       server_(server),
       socket_(context),
       session_(std::move(token), session_settings(shared)),
@@ -408,14 +409,13 @@ void SimClient::shoot(double now, const PlayerInput& input) {
   const auto key = fbb.CreateString(shared_.options->admin_key);
   const auto request =
       wire::CreateRaycastRequest(fbb, token.match_id, &origin, &direction, kShotRange, filter, as_of, key);
-  RpcChannel& rpc = *shared_.rpc;
-  const std::uint64_t id = rpc.next_request_id();
+  const std::uint64_t id = rpc_.next_request_id();
   finish_envelope(fbb, wire::Message::RaycastRequest, request.Union(), id);
   ++shared_.totals->rpc_calls;
-  rpc.call({fbb.GetBufferPointer(), fbb.GetSize()}, id,
-           [this, rewound, alive = std::weak_ptr<char>(alive_)](const RpcReply& reply) {
-             if (!alive.expired()) on_shot_reply(reply, rewound);
-           });
+  rpc_.call({fbb.GetBufferPointer(), fbb.GetSize()}, id,
+            [this, rewound, alive = std::weak_ptr<char>(alive_)](const RpcReply& reply) {
+              if (!alive.expired()) on_shot_reply(reply, rewound);
+            });
 }
 
 void SimClient::on_shot_reply(const RpcReply& reply, bool rewound) {

@@ -75,7 +75,7 @@ struct SimThreadContext {
   const SimOptions* options = nullptr;
   const LevelMotorWorld* world = nullptr;
   NavQuery* nav = nullptr;
-  RpcChannel* rpc = nullptr;
+  std::vector<RpcChannel*> rpcs;  // one per server, in sim_servers order: shots go to the client's own
   flatbuffers::FlatBufferBuilder* fbb = nullptr;  // reused for every shot
   SimThreadTotals* totals = nullptr;
   MotorConfig motor;
@@ -90,6 +90,7 @@ struct SimClientIdentity {
   std::uint32_t seed = 1;    // the match's seed: bots of one match draw unrelated streams from it
   std::uint32_t index = 0;   // the bot's index in its match
   std::uint64_t client = 0;  // the client's index in the run: seeds its network-condition links
+  std::uint32_t server = 0;  // the server hosting its match (an index into SimThreadContext::rpcs)
 };
 
 class SimClient final : public DeliveryTarget {
@@ -145,6 +146,7 @@ class SimClient final : public DeliveryTarget {
   double now_seconds() const;
 
   SimThreadContext& shared_;
+  RpcChannel& rpc_;  // the shots' channel to the server hosting this client's match
   boost::asio::ip::udp::endpoint server_;
   boost::asio::ip::udp::socket socket_;
   ClientSession session_;

@@ -4,6 +4,9 @@
 //
 //   build/client-sim/shiftcast-sim --config configs/server.toml --profile configs/load/smoke.toml
 //                                  --json sim-report.json --html sim-report.html
+//   build/client-sim/shiftcast-sim --config configs/server.toml --servers-file servers.txt --matches 6
+//                                  (several servers: every budget judged per server and in total)
+#include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -12,6 +15,7 @@
 #include <fstream>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "client-sim/report_html.hpp"
 #include "client-sim/report_timeline.hpp"
@@ -71,27 +75,41 @@ int run(const SimOptions& options) {
   if (std::string error = load_sim_level(options, level); !error.empty()) {
     return cannot_run("level " + options.level + " (" + options.level_file + "): " + error);
   }
-  ServerMetrics before = scrape_server_metrics(options);
-  if (!before.ok) return cannot_run("cannot read the server's metrics: " + before.error);
+  // Every server's metrics, in sim_servers order: a server that cannot be read fails the run here.
+  const std::vector<SimServer> servers = sim_servers(options);
+  const auto scrape_all = [&] {
+    std::vector<ServerMetrics> all;
+    for (const SimServer& server : servers)
+      all.push_back(scrape_server_metrics(server));
+    return all;
+  };
+  const std::vector<ServerMetrics> before = scrape_all();
+  for (std::size_t s = 0; s < servers.size(); ++s) {
+    if (before[s].ok) continue;
+    if (servers.size() == 1) return cannot_run("cannot read the server's metrics: " + before[s].error);
+    return cannot_run(fmt::format("server {} ({} of {}): cannot read its metrics: {}", servers[s].label(),
+                                  s + 1, servers.size(), before[s].error));
+  }
 
   ProgressPrinter printer(options.progress);
-  // The page's timeline: a scrape of the server's metrics with every progress report, for its tick time.
+  // The page's timeline: a scrape of the servers' metrics with every progress report, for their tick time.
   ReportTimeline timeline;
   std::mutex timeline_mutex;
   const bool page = !options.html_path.empty();
-  // The second scrape while the run's matches still exist: their series leave /metrics when they end.
-  ServerMetrics after;
-  after.error = "the run ended before the load";
+  // The second scrapes while the run's matches still exist: their series leave /metrics when they end.
+  std::vector<ServerMetrics> after(servers.size());
+  for (ServerMetrics& m : after)
+    m.error = "the run ended before the load";
   SimRunResult result = run_simulation(
       options, level,
       [&](const SimProgress& p) {
         printer.print(p);
         if (!page) return;
-        const ServerMetrics now = scrape_server_metrics(options);
+        const ServerMetrics now = merge_server_metrics(scrape_all());
         std::lock_guard lock(timeline_mutex);
         timeline.add(p, now);
       },
-      [&] { after = scrape_server_metrics(options); });
+      [&] { after = scrape_all(); });
   printer.finish();
   if (!result.error.empty()) return cannot_run(result.error);
 

@@ -80,6 +80,24 @@ const Flag kFlags[] = {
      [](SimOptions& o, std::string_view f, std::string_view v) {
        o.http_port = static_cast<std::uint16_t>(parse_integer(f, v, 1, kMaxPort));
      }},
+    {"servers", "LIST",
+     "several servers, HOST:RPC_PORT:HTTP_PORT[,...] (repeatable; instead of --host and the ports)",
+     [](SimOptions& o, std::string_view f, std::string_view v) {
+       std::vector<std::string> errors;
+       std::vector<SimServer> list = parse_sim_server_list(v, fmt::format("--{}", f), errors);
+       if (!errors.empty()) throw SimUsageError(errors.front());
+       o.servers.insert(o.servers.end(), list.begin(), list.end());
+     }},
+    {"servers-file", "FILE", "servers one a line, HOST:RPC_PORT:HTTP_PORT ('#' starts a comment)",
+     [](SimOptions& o, std::string_view f, std::string_view v) { o.servers_file = non_empty(f, v); }},
+    {"placement", "HOW",
+     "round-robin (default): match i on server i mod N; least-loaded: each match on the server\n"
+     "                        hosting the fewest (its /metrics before the run, plus this run's)",
+     [](SimOptions& o, std::string_view f, std::string_view v) {
+       const std::optional<SimPlacement> placement = placement_from_string(v);
+       if (!placement) throw SimUsageError(fmt::format("--{} '{}': round-robin or least-loaded", f, v));
+       o.placement = *placement;
+     }},
     {"admin-key", "KEY", "the admin API key (default: the config's [security] admin_key_file)",
      [](SimOptions& o, std::string_view f, std::string_view v) { o.admin_key = non_empty(f, v); }},
     {"matches", "N", "matches to create (default 1)",
@@ -170,6 +188,7 @@ void validate(const SimOptions& o, std::vector<std::string>& errors) {
         fmt::format("level file {}: no such file", o.level_file));
 
   if (o.churn.enabled) {
+    check(o.servers.size() <= 1, fmt::format("--churn drives one server; {} were given", o.servers.size()));
     const std::string churn = validate_churn_settings(o.churn);
     check(churn.empty(), churn);
   }
@@ -202,6 +221,11 @@ std::string join_lines(const std::vector<std::string>& lines) {
 }
 
 }  // namespace
+
+std::vector<SimServer> sim_servers(const SimOptions& options) {
+  if (!options.servers.empty()) return options.servers;
+  return {SimServer{options.host, options.rpc_port, options.http_port}};
+}
 
 double effective_snapshot_rate(int tick_rate, int snapshot_rate) {
   if (tick_rate <= 0 || snapshot_rate <= 0) return 0;
@@ -252,10 +276,31 @@ SimOptions parse_sim_options(int argc, char** argv) {
   }
   bool admin_key_flag = false;
   bool level_file_flag = false;
+  std::string single_server_flag;  // --host, --rpc-port or --http-port, if given
   for (const auto& [flag, value] : flags) {
     flag->apply(merged, flag->name, value);
     admin_key_flag = admin_key_flag || flag->name == "admin-key";
     level_file_flag = level_file_flag || flag->name == "level-file";
+    if (flag->name == "host" || flag->name == "rpc-port" || flag->name == "http-port") {
+      single_server_flag = flag->name;
+    }
+  }
+  if (!merged.servers_file.empty()) {
+    std::vector<SimServer> listed = read_sim_servers_file(merged.servers_file, errors);
+    merged.servers.insert(merged.servers.end(), listed.begin(), listed.end());
+  }
+  if (!merged.servers.empty() || !merged.servers_file.empty()) {
+    if (!single_server_flag.empty()) {
+      errors.push_back(fmt::format(
+          "--{} with --servers or --servers-file: name every server in the list (HOST:RPC_PORT:HTTP_PORT)",
+          single_server_flag));
+    }
+    check_distinct_servers(merged.servers, errors);
+    if (!merged.servers.empty()) {
+      merged.host = merged.servers.front().host;
+      merged.rpc_port = merged.servers.front().rpc_port;
+      merged.http_port = merged.servers.front().http_port;
+    }
   }
   if (server && !admin_key_flag && !server->admin_key_file.empty()) {
     merged.admin_key = read_admin_key(*server, errors);
@@ -278,10 +323,13 @@ SimOptions parse_sim_options(int argc, char** argv) {
 std::string sim_usage() {
   std::string out =
       "usage: shiftcast-sim [--config SERVER_TOML] [--profile LOAD_TOML] [options]\n"
+      "       shiftcast-sim --servers HOST:RPC_PORT:HTTP_PORT,... --admin-key KEY [options]\n"
       "\n"
       "Load-tests a running shiftcast-server: creates matches over the admin RPC, connects real UDP clients\n"
       "driven by navmesh bots, fires hitscan raycasts over the RPC, and judges the run against the\n"
       "profile's budgets. Flags override the server config and the profile, wherever they stand.\n"
+      "With several servers the matches are spread over them and every budget is judged per server\n"
+      "and in total; they share the admin key and the level.\n"
       "\n"
       "options:\n";
   constexpr std::size_t kHelpColumn = 24;

@@ -12,6 +12,11 @@
 // (string values; [network.up] / [network.down] for one direction; --net replaces it); anything else in
 // it is an error. Of the server's
 // own file only those keys are read, and nothing else in it is checked (the server checks its file).
+//
+// Several servers: --servers HOST:RPC_PORT:HTTP_PORT[,...] (repeatable) and --servers-file FILE
+// (client-sim/sim_servers.hpp) name them instead of --host/--rpc-port/--http-port (giving both is an
+// error); --config then supplies only the admin key and the level file, which every server shares.
+// The matches are spread by --placement, every budget is judged per server and in total (sim_report.hpp).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +26,7 @@
 
 #include "client-sim/churn_plan.hpp"
 #include "client-sim/network_conditions.hpp"
+#include "client-sim/sim_servers.hpp"
 #include "server/config/server_config.hpp"
 #include "world/match/match_defaults.hpp"
 
@@ -61,6 +67,11 @@ struct SimOptions {
   std::uint16_t rpc_port = kDefaultRpcPort;  // the server's defaults (server/config/server_config.hpp)
   std::uint16_t http_port = kDefaultHttpPort;
   std::string admin_key;
+  // Several servers (--servers, --servers-file): the matches are spread over them by `placement`. Empty:
+  // the one server above; when set, parse_sim_options makes host and the ports the first of them.
+  std::vector<SimServer> servers;
+  std::string servers_file;  // --servers-file, read into `servers` by parse_sim_options
+  SimPlacement placement = SimPlacement::kRoundRobin;
 
   int matches = 1;
   int clients = 32;      // per match
@@ -97,6 +108,9 @@ inline constexpr int kSimExitCannotRun = 3;  // the server unreachable, a level 
 // a level file that does not exist) is reported at once, one per line.
 SimOptions parse_sim_options(int argc, char** argv);
 std::string sim_usage();
+// The servers a run uses: options.servers, or the one at host:rpc_port:http_port when that is empty (so a
+// SimOptions filled in by hand for one server needs no list).
+std::vector<SimServer> sim_servers(const SimOptions& options);
 // The rate the server really sends snapshots at: it snapshots every round(tick / snapshot) ticks
 // (server/match.cpp), so 40 Hz asked at 64 Hz ticks is 32 Hz. The snapshot-rate budget is a fraction of it.
 double effective_snapshot_rate(int tick_rate, int snapshot_rate);

@@ -160,8 +160,8 @@ Percentiles server_tick_ms_between(const ServerMetrics& before, const ServerMetr
                                kMillisecondsPerSecond);
 }
 
-SimReport make_report(const SimOptions& options, const SimRunResult& run, const ServerMetrics& before,
-                      const ServerMetrics& after) {
+SimReport judge_report(const SimOptions& options, const SimRunResult& run, const ServerMetrics& before,
+                       const ServerMetrics& after) {
   SimReport r;
   r.matches = options.matches;
   r.clients_per_match = options.clients;
@@ -353,6 +353,7 @@ SimReport make_report(const SimOptions& options, const SimRunResult& run, const 
   }
   churn_budget_misses(r.churn, miss);
   r.budgets_met = r.budgets_missed.empty();
+  r.placement = std::string(to_string(options.placement));
   return r;
 }
 
@@ -361,6 +362,8 @@ std::string format_report_table(const SimReport& r) {
       "shiftcast-sim: {} match{} x {} clients on {}, {} Hz ticks, {} Hz snapshots, {:.1f} s of load\n",
       r.matches, r.matches == 1 ? "" : "es", r.clients_per_match, r.level, r.tick_rate, r.snapshot_rate,
       r.load_seconds);
+  if (r.servers.size() > 1)
+    out += fmt::format("{} servers, matches placed {}\n", r.servers.size(), r.placement);
   out += "\nclients\n";
   out += row("connected", fmt::format("{} / {}", r.clients_connected, r.clients));
   out += row("failed", std::to_string(r.clients_failed));
@@ -443,6 +446,10 @@ std::string format_report_table(const SimReport& r) {
     out += "\nchurn (clients above are sessions)\n";
     for (const ChurnField& f : churn_fields(r.churn))
       out += row(f.name, std::to_string(f.value));
+  }
+  if (r.servers.size() > 1) {
+    out += '\n';
+    out += format_servers_table(r);
   }
   out += r.budgets_met ? "\nbudgets: met\n" : "\nbudgets: MISSED\n";
   for (const std::string& line : r.budgets_missed)

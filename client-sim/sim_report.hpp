@@ -11,6 +11,13 @@
 //   write_file(options.json_path, report_json(report));
 //   return report.budgets_met ? kSimExitOk : kSimExitBudgetMissed;
 //
+// Several servers (SimOptions::servers): one scrape of each before and after, in sim_servers order;
+//   SimReport report = make_report(options, result, befores, afters);
+// judges the whole run (the fields below, the totals: tick histograms and counters summed over the
+// servers, CPU the sum of theirs) and each server alone (`servers`, one SimServerRow each: its clients
+// against its own /metrics), and the run misses its budgets when the total or any server misses one
+// (each server's misses are also in budgets_missed, prefixed "server HOST:RPC:HTTP: ").
+//
 // A match's series leave /metrics when the match ends, so the "after" scrape must happen while the
 // run's matches still exist (run_simulation's before_end_matches hook); make_report clamps any negative
 // delta to 0 so a late scrape gives low figures, never wrapped ones.
@@ -37,6 +44,34 @@ struct Percentiles {
 };
 // Nearest rank (the smallest sample with at least p% of the samples at or below it); zeros when empty.
 Percentiles percentiles(std::vector<double> samples);
+
+// One server's part of a run, judged alone against the same budgets (SimReport's fields of the same name,
+// over the clients of the matches it hosted and its own /metrics).
+struct SimServerRow {
+  std::string server;  // HOST:RPC_PORT:HTTP_PORT
+  int matches = 0;     // this run created on it
+  // This run's matches as the server's own /metrics counts them: match series at the second scrape less
+  // at the first (-1 when a scrape failed).
+  int matches_seen = -1;
+  int clients = 0;
+  int clients_connected = 0;
+  int clients_failed = 0;
+  Percentiles input_ack_ms;
+  double input_ack_p99_ticks = 0;
+  std::uint64_t events_lost = 0;
+  std::uint64_t event_order_violations = 0;
+  double snapshot_rate_achieved = 0;
+  Percentiles movement_error;
+  bool server_metrics_ok = false;
+  std::string server_metrics_error;
+  Percentiles server_tick_ms;
+  std::uint64_t server_late_ticks = 0;
+  std::uint64_t invariant_violations = 0;
+  double server_cpu_percent = 0;
+  bool judged = false;  // false: placement gave it no match, so no client budget applies to it
+  std::vector<std::string> budgets_missed;
+  bool budgets_met = false;
+};
 
 struct SimReport {
   // Everything the JSON has; see report_json for the field names.
@@ -100,10 +135,22 @@ struct SimReport {
   // Churn runs: what came and went (client-sim/churn_report.hpp); `clients` are then sessions, and
   // invariant_violations count every match the run created, ended ones too.
   ChurnCounters churn;
+  // Per server, in sim_servers(options) order (one row for a one-server run), and how matches were placed.
+  std::vector<SimServerRow> servers;
+  std::string placement = "round-robin";
 };
 
+// One server's scrapes (a one-server run): the report and its single row in `servers`.
 SimReport make_report(const SimOptions& options, const SimRunResult& run, const ServerMetrics& before,
                       const ServerMetrics& after);
+// One scrape per server (sim_servers(options) order) before and after: totals and a row per server.
+SimReport make_report(const SimOptions& options, const SimRunResult& run,
+                      const std::vector<ServerMetrics>& before, const std::vector<ServerMetrics>& after);
+// The judgement itself, of `run`'s clients against one pair of scrapes, without rows (make_report's part).
+SimReport judge_report(const SimOptions& options, const SimRunResult& run, const ServerMetrics& before,
+                       const ServerMetrics& after);
+// The text table's per-server section (format_report_table prints it with more than one server).
+std::string format_servers_table(const SimReport& report);
 // The server's tick time between two scrapes, in milliseconds (what make_report reports for the whole
 // load; the report page's timeline takes it second by second). Zeros when either scrape failed.
 Percentiles server_tick_ms_between(const ServerMetrics& before, const ServerMetrics& after);
@@ -116,8 +163,9 @@ std::string format_progress_line(const SimProgress& progress, const SimProgress&
 // movement_error {p50,p95,p99,p999,max},
 // rpc_ms {kind: {p50,p95,p99,max}}, bandwidth_kbps {up, down}, bandwidth_split_kbps {down: {kind: kbps},
 // up: {kind: kbps}}, server_tick_ms {p50,p95,p99,max}, and the
-// rest of SimReport's fields under their own names; budgets_met and budgets_missed. Non-finite numbers
-// are written as null.
+// rest of SimReport's fields under their own names; budgets_met and budgets_missed; then placement and
+// servers [{server, matches, matches_seen, clients, ..., judged, budgets_met, budgets_missed}], one object
+// per SimServerRow under its fields' names. Non-finite numbers are written as null.
 std::string report_json(const SimReport& report);
 
 }  // namespace shiftcast

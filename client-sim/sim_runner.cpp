@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -17,6 +18,7 @@
 #include "client-sim/churn_runner.hpp"
 #include "client-sim/client_thread.hpp"
 #include "client-sim/process_cpu.hpp"
+#include "client-sim/server_metrics.hpp"
 #include "client-sim/sim_client.hpp"
 #include "client-sim/token_reply.hpp"
 
@@ -51,6 +53,53 @@ std::string describe_refusal(const char* call, const RpcReply& reply) {
   return s;
 }
 
+// One server of the run: its address resolved and an admin connection for the setup and teardown.
+struct ServerLink {
+  SimServer server;
+  asio::ip::address host;
+  tcp::endpoint rpc;
+  std::unique_ptr<RpcBatch> admin;
+};
+
+// Every server of sim_servers(options), in order; an error naming the first that cannot be reached.
+std::string open_server_links(const SimOptions& options, std::vector<ServerLink>& links) {
+  const std::vector<SimServer> servers = sim_servers(options);
+  for (const SimServer& server : servers) {
+    const std::string prefix = servers.size() > 1 ? "server " + server.label() + ": " : "";
+    ServerLink link{server, {}, {}, std::make_unique<RpcBatch>(kAdminTimeoutSeconds, kAdminWindow)};
+    boost::system::error_code ec;
+    link.host = asio::ip::make_address(server.host, ec);
+    if (ec) {
+      asio::io_context resolve_context;
+      tcp::resolver resolver(resolve_context);
+      const auto found = resolver.resolve(tcp::v4(), server.host, "", ec);
+      if (ec || found.empty()) return prefix + "cannot resolve " + server.host + ": " + ec.message();
+      link.host = found.begin()->endpoint().address();
+    }
+    link.rpc = tcp::endpoint(link.host, server.rpc_port);
+    if (std::string e = link.admin->connect(link.rpc); !e.empty()) return prefix + e;
+    links.push_back(std::move(link));
+  }
+  return "";
+}
+
+// The server of each match (sim_servers.hpp place_matches); least-loaded reads every server's /metrics.
+std::string place_run_matches(const SimOptions& options, std::size_t servers,
+                              std::vector<std::uint32_t>& out) {
+  std::vector<int> hosted(servers, 0);
+  if (options.placement == SimPlacement::kLeastLoaded) {
+    const std::vector<SimServer> list = sim_servers(options);
+    for (std::size_t s = 0; s < list.size(); ++s) {
+      const ServerMetrics m = scrape_server_metrics(list[s]);
+      if (!m.ok)
+        return "server " + list[s].label() + ": least-loaded placement cannot read /metrics: " + m.error;
+      hosted[s] = m.matches;
+    }
+  }
+  out = place_matches(options.matches, hosted, options.placement);
+  return "";
+}
+
 }  // namespace
 
 std::string load_sim_level(const SimOptions& options, SimLevel& out) {
@@ -81,106 +130,134 @@ SimRunResult run_simulation(const SimOptions& options, const SimLevel& level,
   const double unix_now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 
-  boost::system::error_code ec;
-  asio::ip::address host = asio::ip::make_address(options.host, ec);
-  if (ec) {
-    asio::io_context resolve_context;
-    tcp::resolver resolver(resolve_context);
-    const auto found = resolver.resolve(tcp::v4(), options.host, "", ec);
-    if (ec || found.empty()) {
-      result.error = "cannot resolve " + options.host + ": " + ec.message();
-      return result;
-    }
-    host = found.begin()->endpoint().address();
-  }
-  const tcp::endpoint rpc_endpoint(host, options.rpc_port);
-
-  RpcBatch admin(kAdminTimeoutSeconds, kAdminWindow);
-  if (std::string e = admin.connect(rpc_endpoint); !e.empty()) {
+  // The servers: addresses resolved, an admin connection each, the matches placed.
+  std::vector<ServerLink> links;
+  if (std::string e = open_server_links(options, links); !e.empty()) {
     result.error = e;
     return result;
   }
   const int matches = std::max(0, options.matches);
   const int per_match = std::max(0, options.clients);
   const std::size_t total = std::size_t(matches) * std::size_t(per_match);
+  std::vector<std::uint32_t> placed;
+  if (std::string e = place_run_matches(options, links.size(), placed); !e.empty()) {
+    result.error = e;
+    return result;
+  }
   // Admin latencies, kept with the first client of each match (create, end) or each client (token).
   std::vector<double> create_ms(std::size_t(matches), 0);
   std::vector<double> end_ms(std::size_t(matches), 0);
   std::vector<double> token_ms(total, 0);
+  std::vector<std::optional<std::uint32_t>> ids(static_cast<std::size_t>(matches));
+  const auto server_of_client = [&](std::size_t i) { return placed[i / std::size_t(per_match)]; };
+  // The global indices of what server s holds: its matches, or its clients.
+  const auto on_server = [&](std::uint32_t s, std::size_t count, auto server_of) {
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < count; ++i)
+      if (server_of(i) == s) out.push_back(i);
+    return out;
+  };
+  const auto server_of_match = [&](std::size_t m) { return placed[m]; };
+  const auto named = [&](std::uint32_t s, const std::string& e) {
+    return links.size() > 1 ? "server " + links[s].server.label() + ": " + e : e;
+  };
 
   // The matches this run created end with it. A failure here is only logged: the setup error (if any)
   // or the clients' own failures (the server went away) already say what happened.
   const auto end_matches = [&] {
-    if (result.match_ids.empty()) return;
-    std::string e = admin.reconnect(rpc_endpoint);  // the setup's connection may have idled out
-    if (e.empty()) {
-      e = admin.run(
-          result.match_ids.size(),
-          [&](flatbuffers::FlatBufferBuilder& fbb, std::size_t i) {
-            const auto body = wire::CreateEndMatchDirect(fbb, options.admin_key.c_str(), result.match_ids[i]);
-            return std::pair{wire::Message::EndMatch, body.Union()};
-          },
-          [&](std::size_t i, const RpcReply& reply) {
-            if (!reply.ok()) spdlog::warn("{}", describe_refusal("EndMatch", reply));
-            if (i < end_ms.size()) end_ms[i] = reply.latency_ms;
-          });
+    for (std::uint32_t s = 0; s < links.size(); ++s) {
+      std::vector<std::size_t> created;
+      for (std::size_t m : on_server(s, ids.size(), server_of_match))
+        if (ids[m]) created.push_back(m);
+      if (created.empty()) continue;
+      RpcBatch& admin = *links[s].admin;
+      std::string e = admin.reconnect(links[s].rpc);  // the setup's connection may have idled out
+      if (e.empty()) {
+        e = admin.run(
+            created.size(),
+            [&](flatbuffers::FlatBufferBuilder& fbb, std::size_t i) {
+              const auto body = wire::CreateEndMatchDirect(fbb, options.admin_key.c_str(), *ids[created[i]]);
+              return std::pair{wire::Message::EndMatch, body.Union()};
+            },
+            [&](std::size_t i, const RpcReply& reply) {
+              if (!reply.ok()) spdlog::warn("{}", named(s, describe_refusal("EndMatch", reply)));
+              end_ms[created[i]] = reply.latency_ms;
+            });
+      }
+      if (!e.empty()) spdlog::warn("{}", named(s, "EndMatch: " + e));
     }
-    if (!e.empty()) spdlog::warn("EndMatch: {}", e);
+  };
+  const auto fail = [&](std::string error) {
+    result.error = std::move(error);
+    end_matches();
+    return result;
   };
 
-  // 1. The matches.
-  std::string refused;
-  std::string e = admin.run(
-      std::size_t(matches),
-      [&](flatbuffers::FlatBufferBuilder& fbb, std::size_t i) {
-        const auto body = wire::CreateCreateMatchDirect(
-            fbb, options.admin_key.c_str(), options.level.c_str(), std::uint16_t(per_match), 0,
-            options.seed + std::uint32_t(i), std::uint16_t(options.tick_rate),
-            std::uint16_t(options.snapshot_rate));
-        return std::pair{wire::Message::CreateMatch, body.Union()};
-      },
-      [&](std::size_t i, const RpcReply& reply) {
-        create_ms[i] = reply.latency_ms;
-        const wire::CreateMatchReply* r =
-            reply.ok() ? reply.envelope->message_as_CreateMatchReply() : nullptr;
-        if (r == nullptr) {
-          refused = describe_refusal("CreateMatch", reply);
-          return;
-        }
-        result.match_ids.push_back(r->match_id());
-      });
-  if (!e.empty() || !refused.empty() || result.match_ids.size() != std::size_t(matches)) {
-    result.error = !e.empty() ? e : refused;
-    end_matches();
-    return result;
+  // 1. The matches, each on the server placement chose.
+  for (std::uint32_t s = 0; s < links.size(); ++s) {
+    const std::vector<std::size_t> mine = on_server(s, ids.size(), server_of_match);
+    std::string refused;
+    std::string e = links[s].admin->run(
+        mine.size(),
+        [&](flatbuffers::FlatBufferBuilder& fbb, std::size_t i) {
+          const auto body = wire::CreateCreateMatchDirect(
+              fbb, options.admin_key.c_str(), options.level.c_str(), std::uint16_t(per_match), 0,
+              options.seed + std::uint32_t(mine[i]), std::uint16_t(options.tick_rate),
+              std::uint16_t(options.snapshot_rate));
+          return std::pair{wire::Message::CreateMatch, body.Union()};
+        },
+        [&](std::size_t i, const RpcReply& reply) {
+          create_ms[mine[i]] = reply.latency_ms;
+          const wire::CreateMatchReply* r =
+              reply.ok() ? reply.envelope->message_as_CreateMatchReply() : nullptr;
+          if (r == nullptr) {
+            refused = describe_refusal("CreateMatch", reply);
+            return;
+          }
+          ids[mine[i]] = r->match_id();
+        });
+    if (!e.empty() || !refused.empty()) return fail(named(s, !e.empty() ? e : refused));
   }
+  for (std::size_t m = 0; m < ids.size(); ++m) {
+    if (!ids[m]) return fail(named(placed[m], "CreateMatch: no reply"));
+    result.match_ids.push_back(*ids[m]);
+  }
+  result.match_servers = placed;
+  result.client_servers.resize(total);
+  for (std::size_t i = 0; i < total; ++i)
+    result.client_servers[i] = server_of_client(i);
 
-  // 2. A connect token for every client: ids 1.. in each match.
+  // 2. A connect token for every client, from its match's server: ids 1.. in each match.
   std::vector<std::optional<ConnectToken>> tokens(total);
   const double valid = std::max(kMinTokenSeconds, options.connect_timeout + kTokenMarginSeconds);
-  e = admin.run(
-      total,
-      [&](flatbuffers::FlatBufferBuilder& fbb, std::size_t i) {
-        const auto body = wire::CreateIssueConnectTokenDirect(
-            fbb, options.admin_key.c_str(), result.match_ids[i / std::size_t(per_match)],
-            std::uint64_t(i % std::size_t(per_match)) + 1, std::uint32_t(valid));
-        return std::pair{wire::Message::IssueConnectToken, body.Union()};
-      },
-      [&](std::size_t i, const RpcReply& reply) {
-        token_ms[i] = reply.latency_ms;
-        const wire::IssueConnectTokenReply* r =
-            reply.ok() ? reply.envelope->message_as_IssueConnectTokenReply() : nullptr;
-        if (r == nullptr) {
-          refused = describe_refusal("IssueConnectToken", reply);
-          return;
-        }
-        tokens[i] = token_from_reply(*r);
-        if (!tokens[i]) refused = "IssueConnectToken: a malformed reply";
-      });
-  if (!e.empty() || !refused.empty()) {
-    result.error = !e.empty() ? e : refused;
-    end_matches();
-    return result;
+  for (std::uint32_t s = 0; s < links.size(); ++s) {
+    const std::vector<std::size_t> mine = on_server(s, total, server_of_client);
+    std::string refused;
+    std::string e = links[s].admin->run(
+        mine.size(),
+        [&](flatbuffers::FlatBufferBuilder& fbb, std::size_t k) {
+          const std::size_t i = mine[k];
+          const auto body = wire::CreateIssueConnectTokenDirect(
+              fbb, options.admin_key.c_str(), result.match_ids[i / std::size_t(per_match)],
+              std::uint64_t(i % std::size_t(per_match)) + 1, std::uint32_t(valid));
+          return std::pair{wire::Message::IssueConnectToken, body.Union()};
+        },
+        [&](std::size_t k, const RpcReply& reply) {
+          const std::size_t i = mine[k];
+          token_ms[i] = reply.latency_ms;
+          const wire::IssueConnectTokenReply* r =
+              reply.ok() ? reply.envelope->message_as_IssueConnectTokenReply() : nullptr;
+          if (r == nullptr) {
+            refused = describe_refusal("IssueConnectToken", reply);
+            return;
+          }
+          tokens[i] = token_from_reply(*r);
+          if (!tokens[i]) refused = "IssueConnectToken: a malformed reply";
+        });
+    if (!e.empty() || !refused.empty()) return fail(named(s, !e.empty() ? e : refused));
+  }
+  for (std::size_t i = 0; i < total; ++i) {
+    if (!tokens[i]) return fail(named(server_of_client(i), "IssueConnectToken: no reply"));
   }
 
   // 3. The client threads, clients spread round robin.
@@ -191,22 +268,22 @@ SimRunResult run_simulation(const SimOptions& options, const SimLevel& level,
   for (int t = 0; t < thread_count; ++t)
     threads.push_back(std::make_unique<ClientThread>(options, level, run, epoch, unix_now));
   for (std::size_t i = 0; i < total; ++i) {
-    const std::optional<udp::endpoint> server = token_endpoint(tokens[i]->server_address, host);
+    const std::uint32_t s = server_of_client(i);
+    const std::optional<udp::endpoint> server = token_endpoint(tokens[i]->server_address, links[s].host);
     if (!server) {
-      result.error = "a connect token names an address that is not ip:port: " + tokens[i]->server_address;
-      end_matches();
-      return result;
+      return fail(
+          named(s, "a connect token names an address that is not ip:port: " + tokens[i]->server_address));
     }
-    const SimClientIdentity identity{options.seed + std::uint32_t(i / std::size_t(per_match)),
-                                     std::uint32_t(i % std::size_t(per_match))};
+    SimClientIdentity identity{options.seed + std::uint32_t(i / std::size_t(per_match)),
+                               std::uint32_t(i % std::size_t(per_match))};
+    identity.server = s;
     threads[i % threads.size()]->add(i, std::move(*tokens[i]), *server, identity);
   }
+  std::vector<tcp::endpoint> rpc_endpoints;
+  for (const ServerLink& link : links)
+    rpc_endpoints.push_back(link.rpc);
   for (auto& t : threads) {
-    if (std::string error = t->connect_rpc(rpc_endpoint); !error.empty()) {
-      result.error = error;
-      end_matches();
-      return result;
-    }
+    if (std::string error = t->connect_rpc(rpc_endpoints); !error.empty()) return fail(error);
   }
   // Threads tick out of phase with each other, so their bursts of commands do not coincide.
   const double period = 1.0 / std::max(1, options.tick_rate);

@@ -8,8 +8,13 @@
 //   SimRunResult r = run_simulation(options, level, [](const SimProgress& p) { print(p); },
 //                                   [&] { after = scrape_server_metrics(options); });  // matches still up
 //
+// Several servers (sim_servers(options)): each match is created on the server options.placement gives
+// it, its clients' tokens come from that server and their shots go to it; a server that cannot be
+// reached fails the run with its address in the error.
+//
 // Threads: options.threads client threads (one io_context each, its clients' sockets, a drift-free
-// client tick timer, one pipelined RPC connection for its clients' shots). Time is the steady clock.
+// client tick timer, one pipelined RPC connection per server for its clients' shots). Time is the
+// steady clock.
 #pragma once
 
 #include <cstdint>
@@ -55,6 +60,10 @@ struct SimProgress {
 struct SimRunResult {
   std::string error;  // non-empty: the run could not happen (server unreachable, admin refused, ...)
   std::vector<std::uint32_t> match_ids;
+  // Which server (an index into sim_servers(options)) hosts each match and each client; empty for a
+  // churn run (one server).
+  std::vector<std::uint32_t> match_servers;
+  std::vector<std::uint32_t> client_servers;
   std::vector<SimClientStats> clients;
   double load_seconds = 0;      // how long the measured load ran
   double load_cpu_seconds = 0;  // the simulator's own CPU (all its threads) over those seconds

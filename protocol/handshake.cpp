@@ -38,6 +38,23 @@ std::vector<std::uint8_t> build_response(std::uint32_t match_id, std::uint64_t c
 
 }  // namespace
 
+ServerOpenedToken open_connect_token(const ServerKeys& keys, const wire::ConnectionRequest& request,
+                                     std::string_view server_address, std::uint64_t now_unix) {
+  ServerOpenedToken out;
+  out.token = open_connect_token(keys.token_key, request, server_address, now_unix, keys.server_instance);
+  if (out.token.error != wire::ErrorCode::TokenInvalid) {
+    out.key = TokenKeyUsed::kCurrent;
+  } else if (keys.previous_token_key) {
+    OpenedToken previous =
+        open_connect_token(*keys.previous_token_key, request, server_address, now_unix, keys.server_instance);
+    if (previous.error != wire::ErrorCode::TokenInvalid) {
+      out.token = previous;
+      out.key = TokenKeyUsed::kPrevious;
+    }
+  }
+  return out;
+}
+
 std::vector<std::uint8_t> make_challenge(const ServerKeys& keys, const OpenedToken& token,
                                          std::string_view client_address, const TokenNonce& outer_nonce,
                                          const TokenNonce& inner_nonce) {

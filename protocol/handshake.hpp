@@ -19,12 +19,30 @@
 namespace shiftcast {
 
 struct ServerKeys {
-  Key token_key{};      // shared with whoever issues connect tokens (the admin RPC)
+  Key token_key{};      // shared with whoever issues connect tokens (the admin RPC, shiftcast-token)
   Key challenge_key{};  // random per process: challenges die with it
   // Random per process, never 0: written into every connect token this process issues and required of
   // every token it opens, so tokens (spent or not) die with the process too.
   std::uint64_t server_instance = 0;
+  // During a rotation of the token key, the key before it: tokens sealed under it are still opened (and
+  // counted apart) until the operator drops it. Issued tokens always use token_key.
+  std::optional<Key> previous_token_key;
 };
+
+// Which of the server's token keys opened a token: the server counts them apart, so an operator sees
+// when nobody mints under the previous key any more (docs/server.md, "Rotating the token key").
+enum class TokenKeyUsed : std::uint8_t { kNone, kCurrent, kPrevious };
+
+struct ServerOpenedToken {
+  OpenedToken token;
+  TokenKeyUsed key = TokenKeyUsed::kNone;  // kNone: it opened under neither (token.error TokenInvalid)
+};
+
+// The server's open_connect_token: under keys.token_key, then, when the token does not open under it and
+// keys.previous_token_key is set, under that one. Instance and address are checked as by
+// open_connect_token, whichever key opened it.
+ServerOpenedToken open_connect_token(const ServerKeys& keys, const wire::ConnectionRequest& request,
+                                     std::string_view server_address, std::uint64_t now_unix);
 
 // The ConnectionChallenge datagram for an opened, valid token. Deterministic given the nonces. The
 // ChallengeToken is sealed under keys.challenge_key with AD token_associated_data(match, client, 0) (a

@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libbullet-dev libembree-dev
   libsodium-dev libtomlplusplus-dev python3-flatbuffers curl
+  python3-nacl  # tests/contract/mint_token.py: the reference token minting (XChaCha20-Poly1305)
   chromium chromium-driver python3-selenium  # the report page read in a real browser (tests/browser/)
   python3-yaml  # the deploy files checked (tests/deploy/)
 )

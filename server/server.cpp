@@ -93,6 +93,13 @@ std::string Server::load_keys() {
   const std::optional<Key> token_key = key_from_hex(read_key_file_line(config_, config_.token_key_file));
   if (!token_key) return "token key file " + config_.token_key_file + ": not 64 hex digits";
   keys_.token_key = *token_key;
+  if (!config_.previous_token_key_file.empty()) {
+    keys_.previous_token_key = key_from_hex(read_key_file_line(config_, config_.previous_token_key_file));
+    if (!keys_.previous_token_key)
+      return "previous token key file " + config_.previous_token_key_file + ": not 64 hex digits";
+    spdlog::info("token key rotation: tokens sealed under the previous key ({}) are accepted too",
+                 config_.previous_token_key_file);
+  }
   keys_.challenge_key = random_key();
   keys_.server_instance = random_server_instance();
   admin_key_ = read_key_file_line(config_, config_.admin_key_file);
@@ -135,6 +142,14 @@ std::string Server::start() {
   Counter& bytes_out = metrics_.counter("shiftcast_udp_bytes_total", "UDP bytes", {{"direction", "out"}});
   Counter& send_failures = metrics_.counter("shiftcast_udp_send_failures_total",
                                             "Datagrams the kernel refused to queue (send buffer full)");
+  // Both series always, so a dashboard sees the previous key's stay at zero (docs/server.md, "Rotating the
+  // token key").
+  constexpr char kTokensOpenedHelp[] =
+      "Connect tokens that opened (authenticated and well formed), by the token key that opened them";
+  Counter& tokens_opened_current =
+      metrics_.counter("shiftcast_tokens_opened_total", kTokensOpenedHelp, {{"key", "current"}});
+  Counter& tokens_opened_previous =
+      metrics_.counter("shiftcast_tokens_opened_total", kTokensOpenedHelp, {{"key", "previous"}});
   const std::string& udp_address = effective_udp_bind_address(config_);
   const asio::ip::address bind_address = asio::ip::make_address(udp_address);
   std::uint16_t udp_port = config_.udp_port;
@@ -156,6 +171,8 @@ std::string Server::start() {
     s.packets_out = &packets_out;
     s.bytes_out = &bytes_out;
     s.send_failures = &send_failures;
+    s.tokens_opened_current = &tokens_opened_current;
+    s.tokens_opened_previous = &tokens_opened_previous;
     auto endpoint = std::make_unique<UdpEndpoint>(*workers_.contexts[i], s);
     if (std::string e = endpoint->open({bind_address, udp_port}); !e.empty()) return e;
     udp_port = endpoint->port();
@@ -228,7 +245,8 @@ std::string Server::start() {
   spectator.max_viewers = config_.max_viewers;
   spectator_feed_ = std::make_unique<SpectatorFeed>(*rpc_pool_.contexts[0], *registry_, spectator, &metrics_);
   spectator_pages_ =
-      std::make_unique<SpectatorPages>(*registry_, &metrics_, spectator_key_, spectator_feed_.get());
+      std::make_unique<SpectatorPages>(*registry_, &metrics_, spectator_key_, spectator_feed_.get(),
+                                       ServerIdentity{public_address_, keys_.server_instance});
   routes.page = [pages = spectator_pages_.get()](const HttpRequestView& r) { return pages->page(r); };
   routes.upgrade = [pages = spectator_pages_.get()](const HttpRequestView& r,
                                                     const std::function<HttpUpgrade()>& take) {

@@ -187,8 +187,13 @@ void UdpEndpoint::on_connection_request(const wire::ConnectionRequest& request, 
     services_.rejections->reject(wire::ErrorCode::AmplificationRefused, peer, "unpadded connection request");
     return;
   }
-  const OpenedToken token = open_connect_token(services_.keys->token_key, request, services_.public_address,
-                                               services_.unix_now(), services_.keys->server_instance);
+  const ServerOpenedToken opened =
+      open_connect_token(*services_.keys, request, services_.public_address, services_.unix_now());
+  Counter* opened_under = opened.key == TokenKeyUsed::kCurrent    ? services_.tokens_opened_current
+                          : opened.key == TokenKeyUsed::kPrevious ? services_.tokens_opened_previous
+                                                                  : nullptr;
+  if (opened_under != nullptr) opened_under->add();
+  const OpenedToken& token = opened.token;
   if (token.error != wire::ErrorCode::Ok) {
     services_.rejections->reject(token.error, peer,
                                  "connection request for match " + std::to_string(request.match_id()));

@@ -59,6 +59,10 @@ struct UdpEndpointServices {
   Counter* packets_out = nullptr;
   Counter* bytes_out = nullptr;
   Counter* send_failures = nullptr;
+  // Connect tokens that opened, by the key that opened them (ServerKeys: current, or previous during a
+  // rotation); may be null.
+  Counter* tokens_opened_current = nullptr;
+  Counter* tokens_opened_previous = nullptr;
 };
 
 class UdpEndpoint {

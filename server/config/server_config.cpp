@@ -265,6 +265,8 @@ const std::array kServerSettings{
       field<&ServerConfig::token_key_file>,
       {},
       check_required},
+    S{"security", "previous_token_key_file", "previous-token-key-file",
+      field<&ServerConfig::previous_token_key_file>},
     S{"security",
       "admin_key_file",
       "admin-key-file",
@@ -462,10 +464,20 @@ bool supported_level_format(const std::string& path) {
 }
 
 void check_key_files(const ServerConfig& config, std::vector<std::string>& errors) {
-  if (!config.token_key_file.empty()) {
-    std::string what = "[security] token_key_file = " + in_quotes(config.token_key_file) + ": ";
+  std::optional<Key> token_key;
+  std::optional<Key> previous_token_key;
+  std::string previous_token_line;
+  for (auto [key, file, out, line] :
+       {std::tuple{"token_key_file", &config.token_key_file, &token_key, static_cast<std::string*>(nullptr)},
+        std::tuple{"previous_token_key_file", &config.previous_token_key_file, &previous_token_key,
+                   &previous_token_line}}) {
+    if (file->empty()) continue;
+    std::string what = "[security] " + std::string(key) + " = " + in_quotes(*file) + ": ";
     try {
-      if (!key_from_hex(read_key_file_line(config, config.token_key_file))) {
+      const std::string text = read_key_file_line(config, *file);
+      *out = key_from_hex(text);
+      if (line != nullptr) *line = text;
+      if (!*out) {
         errors.push_back(what +
                          "the first line must be 64 hex digits (head -c 32 /dev/urandom | xxd -p -c 64)");
       }
@@ -500,6 +512,26 @@ void check_key_files(const ServerConfig& config, std::vector<std::string>& error
   if (!spectator_key.empty() && (spectator_key == admin_key || spectator_key == service_key)) {
     errors.push_back("[security] spectator_key_file = " + in_quotes(config.spectator_key_file) +
                      ": the same key as the admin or the service key; a spectator must not hold either");
+  }
+  // A rotation that keeps the current key is no rotation, and a token key that is also an API key lets
+  // whoever holds that API key mint tokens (the line as text, in either case: API keys are text).
+  if (previous_token_key) {
+    const std::string what =
+        "[security] previous_token_key_file = " + in_quotes(config.previous_token_key_file) + ": ";
+    auto lower = [](std::string text) {
+      std::transform(text.begin(), text.end(), text.begin(),
+                     [](unsigned char c) { return char(std::tolower(c)); });
+      return text;
+    };
+    if (token_key && *previous_token_key == *token_key) {
+      errors.push_back(what + "the same key as token_key_file; the previous key must be the one before it");
+    }
+    for (const auto& [key, text] :
+         {std::pair{"admin_key_file", &admin_key}, std::pair{"service_key_file", &service_key},
+          std::pair{"spectator_key_file", &spectator_key}}) {
+      if (!text->empty() && lower(*text) == lower(previous_token_line))
+        errors.push_back(what + "the same key as " + key + "; a token key must be a key of its own");
+    }
   }
 }
 
@@ -551,14 +583,16 @@ void check_development_keys(const ServerConfig& config, std::vector<std::string>
   if (exposed.empty()) return;
   const std::string why = ": the committed development key (configs/keys/, public) is refused while " +
                           exposed + " is not loopback; generate a private key (configs/keys/README.md)";
-  try {
-    if (!config.token_key_file.empty()) {
-      const std::optional<Key> key = key_from_hex(read_key_file_line(config, config.token_key_file));
-      if (key && is_development_token_key(*key))
-        errors.push_back("[security] token_key_file = " + in_quotes(config.token_key_file) + why);
+  for (const auto& [key, file] : {std::pair{"token_key_file", &config.token_key_file},
+                                  std::pair{"previous_token_key_file", &config.previous_token_key_file}}) {
+    try {
+      if (file->empty()) continue;
+      const std::optional<Key> token_key = key_from_hex(read_key_file_line(config, *file));
+      if (token_key && is_development_token_key(*token_key))
+        errors.push_back(std::string("[security] ") + key + " = " + in_quotes(*file) + why);
+    } catch (const ConfigError&) {
+      // Reported by check_key_files.
     }
-  } catch (const ConfigError&) {
-    // Reported by check_key_files.
   }
   for (const auto& [key, file] : {std::pair{"admin_key_file", &config.admin_key_file},
                                   std::pair{"service_key_file", &config.service_key_file},

@@ -107,6 +107,10 @@ struct ServerConfig {
 
   // [security]
   std::string token_key_file;  // 64 hex digits; relative paths are relative to the config file
+  // The token key before the current one, while a rotation is under way (docs/server.md, "Rotating the
+  // token key"): tokens sealed under it are accepted too. 64 hex digits, neither the current token key nor
+  // any API key; empty: only the current key.
+  std::string previous_token_key_file;
   std::string admin_key_file;  // the admin API key (any text, first line, at least kMinKeyChars)
   // The service key RPC reads need (queries, rewinds, subscriptions, match listings); empty: reads need
   // the admin key. read_access "open": reads need no key, refused unless the RPC binds loopback.

@@ -89,8 +89,12 @@ std::optional<std::string> query_parameter(std::string_view query, std::string_v
 }
 
 SpectatorPages::SpectatorPages(MatchDirectory& directory, const MetricsRegistry* metrics,
-                               std::string spectator_key, SpectatorFeed* feed)
-    : directory_(directory), metrics_(metrics), key_(std::move(spectator_key)), feed_(feed) {}
+                               std::string spectator_key, SpectatorFeed* feed, ServerIdentity identity)
+    : directory_(directory),
+      metrics_(metrics),
+      key_(std::move(spectator_key)),
+      feed_(feed),
+      identity_(std::move(identity)) {}
 
 bool SpectatorPages::has_key(std::string_view query) const {
   if (key_.empty()) return false;
@@ -136,8 +140,13 @@ std::optional<HttpPage> SpectatorPages::upgrade(const HttpRequestView& request,
 
 std::string SpectatorPages::matches_json(bool spectator) const {
   const double uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-  std::string out = fmt::format(R"({{"uptime_s":{:.1f},"spectator":{},"viewers":{},"rejections":{{)", uptime,
-                                spectator ? "true" : "false", feed_ ? feed_->viewers() : 0);
+  // The server's address and instance first: what a matchmaker mints tokens with (docs/protocol.md,
+  // "Minting tokens"); the instance as the 16 lowercase hex digits shiftcast-token takes.
+  std::string out = fmt::format(
+      R"({{"server_address":"{}","server_instance":"{:016x}","uptime_s":{:.1f},"spectator":{},"viewers":{},)"
+      R"("rejections":{{)",
+      json_escaped(identity_.public_address), identity_.instance, uptime, spectator ? "true" : "false",
+      feed_ ? feed_->viewers() : 0);
   if (metrics_ != nullptr) {
     std::map<std::string, std::map<std::string, std::uint64_t>> by_channel;
     for (const auto& [labels, value] : metrics_->counter_values("shiftcast_rejected_total")) {

@@ -4,6 +4,7 @@
 
 #include "protocol/envelope.hpp"
 #include "protocol/wire_constants.hpp"
+#include "tests/support/fixed_keys.hpp"
 
 namespace shiftcast {
 namespace {
@@ -232,6 +233,47 @@ TEST_F(HandshakeTest, DeniedCarriesItsCode) {
   const auto denied = receive<wire::ConnectionDenied>(build_denied(wire::ErrorCode::MatchFull));
   EXPECT_EQ(denied.message->code(), wire::ErrorCode::MatchFull);
   EXPECT_LE(denied.bytes.size(), 64u);
+}
+
+// Token key rotation: the server opens under the current key, then the previous one, says which opened
+// it, and still checks instance, address and expiry whichever key it was; a third key opens under
+// neither, and without a previous key only the current one opens.
+TEST(TokenKeyRotation, TheServerOpensUnderTheCurrentThenThePreviousKey) {
+  constexpr std::uint64_t kInstance = 0x1234;
+  ServerKeys keys;
+  keys.token_key = fixed_key(1);
+  keys.challenge_key = fixed_key(2);
+  keys.server_instance = kInstance;
+  keys.previous_token_key = fixed_key(3);
+  auto open_under = [&](const Key& key, std::uint64_t instance, std::uint64_t now) {
+    const ConnectToken token = issue_connect_token(key, kServer, 7, 1001, kExpiry, fixed_nonce(4),
+                                                   fixed_key(5), fixed_key(6), instance);
+    const auto request = receive<wire::ConnectionRequest>(build_connection_request(token));
+    return open_connect_token(keys, *request.message, kServer, now);
+  };
+  ServerOpenedToken o = open_under(fixed_key(1), kInstance, kNow);
+  EXPECT_EQ(o.token.error, wire::ErrorCode::Ok);
+  EXPECT_EQ(o.key, TokenKeyUsed::kCurrent);
+  o = open_under(fixed_key(3), kInstance, kNow);
+  EXPECT_EQ(o.token.error, wire::ErrorCode::Ok);
+  EXPECT_EQ(o.key, TokenKeyUsed::kPrevious);
+  EXPECT_EQ(o.token.client_to_server, fixed_key(5));
+  // Opened under the previous key, still bound to the instance and the expiry.
+  o = open_under(fixed_key(3), kInstance + 1, kNow);
+  EXPECT_EQ(o.token.error, wire::ErrorCode::WrongServer);
+  EXPECT_EQ(o.key, TokenKeyUsed::kPrevious);
+  o = open_under(fixed_key(3), kInstance, kExpiry);
+  EXPECT_EQ(o.token.error, wire::ErrorCode::TokenExpired);
+  EXPECT_EQ(o.key, TokenKeyUsed::kPrevious);
+  o = open_under(fixed_key(8), kInstance, kNow);
+  EXPECT_EQ(o.token.error, wire::ErrorCode::TokenInvalid);
+  EXPECT_EQ(o.key, TokenKeyUsed::kNone);
+  keys.previous_token_key.reset();
+  o = open_under(fixed_key(3), kInstance, kNow);
+  EXPECT_EQ(o.token.error, wire::ErrorCode::TokenInvalid);
+  EXPECT_EQ(o.key, TokenKeyUsed::kNone);
+  o = open_under(fixed_key(1), kInstance, kNow);
+  EXPECT_EQ(o.key, TokenKeyUsed::kCurrent);
 }
 
 }  // namespace

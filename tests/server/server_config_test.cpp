@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -403,6 +404,7 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
                            "rpc-burst",
                            "subscriber-max-pending-bytes",
                            "token-key-file",
+                           "previous-token-key-file",
                            "admin-key-file",
                            "token-valid-seconds",
                            "log-level",
@@ -445,7 +447,7 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
                            "max-viewers"}) {
     EXPECT_NE(std::find(flags.begin(), flags.end(), flag), flags.end()) << flag;
   }
-  EXPECT_EQ(flags.size(), 68u);
+  EXPECT_EQ(flags.size(), 69u);
 }
 
 // Issue 15's [interest]: the shipped values are the documented defaults, the file and the flags set them,
@@ -546,6 +548,62 @@ TEST_F(ConfigDir, BadOverridesAreRefusedAtOnce) {
   ServerConfig config = parse(base());
   EXPECT_THROW(apply_override(config, "tick-rate", "500"), ConfigError);
   EXPECT_EQ(config.tick_rate, 64);
+}
+
+// Token key rotation: the previous key is read and checked as the token key is, is never the current key
+// (in any spelling) nor an API key, and falls under the development-key rule.
+TEST_F(ConfigDir, ThePreviousTokenKeyFollowsTheTokenKeyRules) {
+  constexpr char kPreviousHex[] = "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100";
+  write("previous.key", std::string(kPreviousHex) + "\n");
+  std::string upper = kTokenHex;
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char c) { return char(std::toupper(c)); });
+  write("token-again.key", "  " + upper + "\n");
+  write("admin-hex.key", std::string(kPreviousHex) + "\n");
+  const std::string level = "[[level]]\nname = \"arena\"\npath = \"" + kArenaMap + "\"\n";
+  auto config = [&](const std::string& previous, const std::string& more = "") {
+    return "[security]\ntoken_key_file = \"token.key\"\nadmin_key_file = \"admin.key\"\n"
+           "previous_token_key_file = \"" +
+           previous + "\"\n" + more + level;
+  };
+  ServerConfig c = parse(config("previous.key"));
+  EXPECT_NO_THROW(validate(c));
+  EXPECT_EQ(c.previous_token_key_file, "previous.key");
+  EXPECT_EQ(parse(base()).previous_token_key_file, "");  // optional
+  ServerConfig flagged = parse(base());
+  apply_override(flagged, "previous-token-key-file", "previous.key");
+  EXPECT_EQ(flagged.previous_token_key_file, "previous.key");
+  EXPECT_NO_THROW(validate(flagged));
+
+  const std::string key = "[security] previous_token_key_file = ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {config("bad-token.key"), key + "\"bad-token.key\": the first line must be 64 hex digits"},
+      {config("short-token.key"), key + "\"short-token.key\": the first line must be 64 hex digits"},
+      {config("nope.key"), key + "\"nope.key\": cannot read"},
+      {config("token.key"), key + "\"token.key\": the same key as token_key_file"},
+      {config("token-again.key"), key + "\"token-again.key\": the same key as token_key_file"},
+      {"[security]\ntoken_key_file = \"token.key\"\nadmin_key_file = \"admin-hex.key\"\n"
+       "previous_token_key_file = \"previous.key\"\n" +
+           level,
+       key + "\"previous.key\": the same key as admin_key_file"},
+      {config("previous.key", "service_key_file = \"admin-hex.key\"\n"),
+       key + "\"previous.key\": the same key as service_key_file"},
+      {config("previous.key", "spectator_key_file = \"admin-hex.key\"\n"),
+       key + "\"previous.key\": the same key as spectator_key_file"},
+  };
+  for (const auto& [text, expected] : cases) {
+    const std::string error = error_of(text);
+    EXPECT_NE(error.find(expected), std::string::npos)
+        << text << "\nerror: " << error << "\nexpected: " << expected;
+  }
+
+  // The committed development token key as the previous key: fine on loopback, refused elsewhere.
+  const std::string dev_token = kSourceDir + "/configs/keys/dev-token.key";
+  EXPECT_EQ(error_of(config(dev_token)), "");
+  const std::string exposed = error_of("[network]\nbind_address = \"0.0.0.0\"\n" + config(dev_token));
+  EXPECT_NE(exposed.find(key + "\"" + dev_token + "\": the committed development key"), std::string::npos)
+      << exposed;
+  EXPECT_EQ(exposed.find("[security] token_key_file"), std::string::npos) << exposed;  // a private key
 }
 
 TEST_F(ConfigDir, KeyFilesAndPaths) {

@@ -216,15 +216,27 @@ void AgonesSdk::beat() {
   const Heartbeat h = judge_.judge(now, signs);
   if (!h.beat) {
     health_withheld_->add();
-    spdlog::warn("agones: health withheld: match worker {} silent for {} ms", h.stalled_worker,
-                 std::chrono::duration_cast<std::chrono::milliseconds>(h.silence).count());
-  } else if (!health_pending_) {
+    if (!withholding_) {
+      spdlog::warn("agones: health withheld: match worker {} silent for {} ms (logged once until it ticks)",
+                   h.stalled_worker,
+                   std::chrono::duration_cast<std::chrono::milliseconds>(h.silence).count());
+    }
+    withholding_ = true;
+    return schedule_beat(now);
+  }
+  if (withholding_) spdlog::info("agones: every match worker answers again; health pings resume");
+  withholding_ = false;
+  if (!health_pending_) {
     health_pending_ = true;
     enqueue("health", {http::verb::post, "/health", "{}"}, [self = shared_from_this()](const SdkReply& r) {
       self->health_pending_ = false;
       self->record("health", r);
     });
   }
+  schedule_beat(now);
+}
+
+void AgonesSdk::schedule_beat(std::chrono::steady_clock::time_point now) {
   // Probe every worker: an idle one ticks nothing, but a running event loop stamps its pulse at once.
   for (std::size_t i = 0; i < services_.workers.size() && i < services_.pulses.size(); ++i)
     asio::post(*services_.workers[i],

@@ -93,6 +93,7 @@ class AgonesSdk : public std::enable_shared_from_this<AgonesSdk> {
   void announce();                                          // the annotations, then Ready
   void retry_later(std::function<void()> again);
   void beat();
+  void schedule_beat(std::chrono::steady_clock::time_point now);  // probes the workers, arms the timer
   void open_watch();
   void on_game_server(const GameServerView& gs);
   void send_shutdown();
@@ -117,6 +118,7 @@ class AgonesSdk : public std::enable_shared_from_this<AgonesSdk> {
   bool shutdown_sent_ = false;   // Shutdown asked for
   bool halted_ = false;          // Shutdown answered or stop(): no more pings, no watch
   bool health_pending_ = false;  // a POST /health queued or in flight
+  bool withholding_ = false;     // the last judgement withheld the ping
   std::string last_refusal_;     // the last allocation's settings error (logged once)
   std::string state_;            // the GameServer's state, as the watch last said
   std::deque<Pending> queue_;

@@ -442,10 +442,17 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
                            "spectator-delay-ms",
                            "spectator-rate",
                            "spectator-byte-budget",
-                           "max-viewers"}) {
+                           "max-viewers",
+                           "agones-enabled",
+                           "agones-sdk-port",
+                           "agones-health-period-ms",
+                           "agones-stall-ms",
+                           "agones-retry-ms",
+                           "agones-call-timeout-ms",
+                           "agones-player-tracking"}) {
     EXPECT_NE(std::find(flags.begin(), flags.end(), flag), flags.end()) << flag;
   }
-  EXPECT_EQ(flags.size(), 68u);
+  EXPECT_EQ(flags.size(), 75u);
 }
 
 // Issue 15's [interest]: the shipped values are the documented defaults, the file and the flags set them,

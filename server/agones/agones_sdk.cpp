@@ -60,6 +60,8 @@ AgonesSdk::AgonesSdk(asio::io_context& context, const asio::ip::tcp::endpoint& s
       watch_timer_(strand_),
       backoff_(settings.retry_ms),
       watch_backoff_(settings.retry_ms) {
+  for (std::size_t i = 0; i < services_.workers.size(); ++i)
+    probing_.push_back(std::make_shared<std::atomic<bool>>(false));
   MetricsRegistry& m = *services_.metrics;
   allocations_created_ = &m.counter("shiftcast_agones_allocations_total",
                                     "Allocations seen, by outcome: the match created, or refused (bad "
@@ -238,9 +240,14 @@ void AgonesSdk::beat() {
 
 void AgonesSdk::schedule_beat(std::chrono::steady_clock::time_point now) {
   // Probe every worker: an idle one ticks nothing, but a running event loop stamps its pulse at once.
-  for (std::size_t i = 0; i < services_.workers.size() && i < services_.pulses.size(); ++i)
-    asio::post(*services_.workers[i],
-               [pulse = services_.pulses[i]] { pulse->stamp(std::chrono::steady_clock::now()); });
+  // One probe outstanding per worker: a stalled worker's queue does not grow a probe per period.
+  for (std::size_t i = 0; i < services_.workers.size() && i < services_.pulses.size(); ++i) {
+    if (probing_[i]->exchange(true)) continue;
+    asio::post(*services_.workers[i], [pulse = services_.pulses[i], probing = probing_[i]] {
+      pulse->stamp(std::chrono::steady_clock::now());
+      probing->store(false);
+    });
+  }
   next_beat_ += std::chrono::milliseconds(settings_.health_period_ms);
   if (next_beat_ < now) next_beat_ = now + std::chrono::milliseconds(settings_.health_period_ms);
   health_timer_.expires_at(next_beat_);

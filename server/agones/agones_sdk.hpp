@@ -124,7 +124,8 @@ class AgonesSdk : public std::enable_shared_from_this<AgonesSdk> {
   std::deque<Pending> queue_;
   bool in_flight_ = false;
   std::shared_ptr<SdkWatch> watch_;
-  std::map<std::string, std::string> last_results_;  // per call: the last result, to log changes only
+  std::vector<std::shared_ptr<std::atomic<bool>>> probing_;  // per worker: a probe waits in its queue
+  std::map<std::string, std::string> last_results_;          // per call: the last result, to log changes only
   Counter* allocations_created_;
   Counter* allocations_refused_;
   Counter* health_withheld_;

@@ -8,10 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <cinttypes>
+#include <cmath>
 #include <functional>
 #include <sstream>
 
 #include "protocol/envelope.hpp"
+#include "protocol/snapshot_delta.hpp"
 #include "protocol/wire_constants.hpp"
 #include "server/agones/allocation_settings.hpp"
 #include "tests/server/agones/standin_process.hpp"
@@ -148,15 +150,29 @@ TEST_F(AgonesEndToEnd, ReadyAllocatedPlayedAndShutDown) {
   EXPECT_EQ(info->tick_rate, 32);
   EXPECT_EQ(info->max_players, 3);
 
-  // A real client joins with a token for that match and plays some ticks: the sidecar hears of it.
+  // A real client joins with a token for that match and plays some ticks (runs forward, each command
+  // acknowledged, and its player moves): the sidecar hears of it.
   {
     UdpTestClient player(server_.ports().udp, token(77, kAllocatedMatch));
     ASSERT_TRUE(player.connect());
-    const std::uint64_t first = [&] {
-      player.pump_until([&] { return player.session().latest_snapshot_tick() > 0; });
-      return player.session().latest_snapshot_tick();
-    }();
-    ASSERT_TRUE(player.pump_until([&] { return player.session().latest_snapshot_tick() >= first + 32; }));
+    const auto own_position = [&]() -> std::optional<wire::Vec3f> {
+      for (const wire::EntityState& e : player.session().world_state())
+        if (e.id() == player.session().own_entity()) return dequantize_position(e.position());
+      return std::nullopt;
+    };
+    ASSERT_TRUE(player.pump_until([&] { return player.session().own_entity() != 0 && own_position(); }));
+    const wire::Vec3f start = *own_position();
+    for (int i = 0; i < 32; ++i) {
+      PlayerInput input;
+      input.forward = 1;
+      player.send_command(input, 0);
+      const std::uint64_t sent = player.session().last_command_sequence();
+      ASSERT_TRUE(player.pump_until([&] { return player.session().input_ack() >= sent; })) << i;
+    }
+    const std::uint64_t acked = player.session().latest_snapshot_tick();
+    ASSERT_TRUE(player.pump_until([&] { return player.session().latest_snapshot_tick() > acked + 2; }));
+    const wire::Vec3f end = *own_position();
+    EXPECT_GT(std::hypot(end.x() - start.x(), end.y() - start.y()), 50.0f);  // 32 ticks at run speed: 320
     state = standin_until([](const std::string& s) { return field(s, "players") == "77"; });
     player.disconnect();
   }

@@ -254,6 +254,20 @@ TEST_F(AgonesEndToEnd, BadAllocationSettingsCreateNoMatchAndTheServerStaysUp) {
   EXPECT_EQ(server_.stop(), 0);
 }
 
+TEST_F(AgonesEndToEnd, SigtermDuringAnAllocatedMatchIsGracefulAndAsksNoShutdown) {
+  ASSERT_EQ(standin_.start(kStandinArguments), "");
+  start(agones_config(standin_.sdk_port()));
+  standin_until([](const std::string& s) { return field(s, "state") == "Ready"; });
+  ASSERT_EQ(standin_.post("/control/allocate", R"({"annotations": {"shiftcast.dev/level": "arena"}})"), 200);
+  standin_until([](const std::string& s) { return field(s, "capacity") == "8"; });  // [match] max_players
+  ASSERT_TRUE(match_info(kAllocatedMatch).has_value());
+  // Agones deletes the pod (SIGTERM) while the match runs: the match ends as every shutdown ends it, the
+  // process exits 0, and the SDK client, stopped first, does not call Shutdown for that end.
+  EXPECT_EQ(server_.stop(), 0);
+  EXPECT_EQ(standin_.get("/control/log").find("/shutdown"), std::string::npos);
+  EXPECT_EQ(field(standin_.get("/control/state"), "state"), "Allocated");
+}
+
 // The stand-in itself refuses what the real sidecar (grpc-gateway in front of the SDK server) refuses:
 // a test double that accepted anything would let a wrong client pass.
 TEST(AgonesStandin, RefusesWhatTheRealSidecarRefuses) {

@@ -166,6 +166,7 @@ void Match::on_timer() {
 
 void Match::run_tick() {
   const auto started = Clock::now();
+  if (services_.pulse) services_.pulse->stamp(started);
   drop_closed_connections();
   apply_inputs();
   Simulation& sim = scene_->simulation();
@@ -334,6 +335,7 @@ void Match::drop_closed_connections() {
         say_goodbye(c, it->second.endpoint, reason, t);
       }
       spdlog::info("match {}: client {} left ({})", settings_.id, it->first, to_string(reason));
+      if (services_.on_player) services_.on_player(settings_.id, it->first, false);
       sim.remove(it->second.entity);
       if (recorder_) recorder_->leave(it->second.entity);
       {
@@ -413,6 +415,7 @@ wire::ErrorCode Match::on_connect(const AcceptedChallenge& accepted, const udp::
     return wire::ErrorCode::TokenReplayed;
   }
   EntityId entity = kNoEntity;
+  const bool fresh_player = existing == clients_.end();  // a reconnect takes over its player
   if (existing != clients_.end()) {
     // A reconnect with a fresh token takes over the player it had; the old address routes nowhere now.
     entity = existing->second.entity;
@@ -448,6 +451,7 @@ wire::ErrorCode Match::on_connect(const AcceptedChallenge& accepted, const udp::
   players_.store(int(clients_.size()), std::memory_order_relaxed);
   spdlog::info("match {}: client {} connected from {} as entity {}", settings_.id, accepted.client_id,
                to_address(from), entity);
+  if (fresh_player && services_.on_player) services_.on_player(settings_.id, accepted.client_id, true);
   return wire::ErrorCode::Ok;
 }
 
@@ -542,6 +546,7 @@ void Match::finish(wire::ErrorCode reason) {
   const double t = now();
   for (auto& [id, client] : clients_) {
     say_goodbye(*client.connection, client.endpoint, reason, t);
+    if (services_.on_player) services_.on_player(settings_.id, id, false);
   }
   clients_.clear();
   addresses_->erase_match(settings_.id);

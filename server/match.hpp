@@ -35,6 +35,7 @@
 #include "server/metrics.hpp"
 #include "server/rejections.hpp"
 #include "server/spectator/shot_log.hpp"
+#include "server/worker_pulse.hpp"
 #include "world/match/match_defaults.hpp"
 #include "world/match/match_setup.hpp"
 
@@ -68,6 +69,15 @@ struct MatchServices {
   // The server's address book (connected packets are routed by source address). Empty: one of the
   // match's own (tests only).
   std::shared_ptr<ClientAddressBook> addresses;
+  // The match's worker's sign of life, stamped every tick (server/worker_pulse.hpp); null: none. The
+  // registry sets it per match from the worker it picks.
+  std::shared_ptr<WorkerPulse> pulse;
+  // Told on the worker's thread when a player joins (true) or leaves (false), those still connected
+  // when the match ends included: the Agones player tracking. Must not block. Empty: nobody is told.
+  std::function<void(std::uint32_t match_id, std::uint64_t client_id, bool joined)> on_player;
+  // Told on the worker's thread once a match ended for good (its events flushed) and left the registry,
+  // with the number of matches still registered: the Agones Shutdown. Must not block. Empty: nobody.
+  std::function<void(std::uint32_t match_id, std::size_t matches_left)> on_match_finished;
 };
 
 // Ticks started later than this many periods behind are skipped (counted) instead of run back to back:

@@ -56,6 +56,7 @@ struct CreateMatchSpec {
   std::uint32_t seed = 1;
   int tick_rate = 0;      // 0: the server's
   int snapshot_rate = 0;  // 0: the server's (capped at the tick rate)
+  std::uint32_t id = 0;   // 0: the next id; else one MatchRegistry::reserve_id() handed out (Agones)
 };
 
 struct CreatedMatch {

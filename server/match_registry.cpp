@@ -78,14 +78,29 @@ CreatedMatch MatchRegistry::create(const CreateMatchSpec& spec) {
       result.detail = "the server hosts its maximum of " + std::to_string(defaults_.max_matches) + " matches";
       return result;
     }
-    settings.id = next_id_++;
+    if (spec.id != 0) {
+      if (reserved_.count(spec.id) == 0) {
+        result.error = wire::ErrorCode::BadArgument;
+        result.detail = "match id " + std::to_string(spec.id) + " was not reserved (or is taken)";
+        return result;
+      }
+      reserved_.erase(spec.id);  // taken now: a second create with it is refused
+      settings.id = spec.id;
+    } else {
+      settings.id = next_id_++;
+    }
     worker = workers_[next_worker_++ % workers_.size()];
   }
   // Building the world (props settling) runs on the caller's thread, outside the lock.
   std::string error;
-  std::shared_ptr<Match> match =
-      Match::create(settings, *worker.context, *worker.endpoint, services_, &error);
+  MatchServices services = services_;
+  services.pulse = worker.pulse;
+  std::shared_ptr<Match> match = Match::create(settings, *worker.context, *worker.endpoint, services, &error);
   if (match == nullptr) {
+    if (spec.id != 0) {
+      std::unique_lock lock(mutex_);
+      reserved_.insert(spec.id);  // still the allocation's to use
+    }
     result.error = wire::ErrorCode::UnknownLevel;
     result.detail = "level '" + spec.level + "' cannot host a match: " + error;
     return result;
@@ -115,12 +130,22 @@ wire::ErrorCode MatchRegistry::end(std::uint32_t match_id) {
   return wire::ErrorCode::Ok;
 }
 
+std::uint32_t MatchRegistry::reserve_id() {
+  std::unique_lock lock(mutex_);
+  const std::uint32_t id = next_id_++;
+  reserved_.insert(id);
+  return id;
+}
+
 void MatchRegistry::forget(std::uint32_t match_id) {
+  std::size_t left = 0;
   {
     std::unique_lock lock(mutex_);
     matches_.erase(match_id);
+    left = matches_.size();
   }
   services_.metrics->remove_labelled("match", std::to_string(match_id));
+  if (services_.on_match_finished) services_.on_match_finished(match_id, left);
 }
 
 void MatchRegistry::end_all(std::function<void()> on_done) {

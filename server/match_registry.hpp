@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <shared_mutex>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@ namespace shiftcast {
 struct MatchWorker {
   boost::asio::io_context* context = nullptr;
   UdpEndpoint* endpoint = nullptr;
+  std::shared_ptr<WorkerPulse> pulse;  // its matches stamp it every tick; null: none
 };
 
 struct MatchDefaults {
@@ -49,6 +51,9 @@ class MatchRegistry final : public MatchDirectory {
   wire::ErrorCode end(std::uint32_t match_id) override;
 
   std::shared_ptr<Match> find_match(std::uint32_t match_id) const;
+  // An id no match has or will get unless a CreateMatchSpec names it (the Agones match id, published
+  // before the match exists). Any thread.
+  std::uint32_t reserve_id();
   // Ends every match (each flushes its reliable events first); `on_done` runs once, on a worker, after
   // the last one finished, those an EndMatch had already begun to end included. Safe to race with end().
   void end_all(std::function<void()> on_done);
@@ -63,6 +68,7 @@ class MatchRegistry final : public MatchDirectory {
   mutable std::shared_mutex mutex_;
   std::map<std::uint32_t, std::shared_ptr<Match>> matches_;
   std::uint32_t next_id_ = 1;
+  std::set<std::uint32_t> reserved_;  // reserve_id()'s ids not yet created
   std::size_t next_worker_ = 0;
 };
 

@@ -5,9 +5,11 @@
 #include <boost/asio/post.hpp>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 
 #include "protocol/byte_order_internal.hpp"
 #include "protocol/crypto.hpp"
+#include "server/agones/agones_sdk.hpp"
 #include "server/http_server.hpp"
 #include "server/match_registry.hpp"
 #include "server/rpc_server.hpp"
@@ -177,7 +179,8 @@ std::string Server::start() {
     if (std::string e = endpoint->open({bind_address, udp_port}); !e.empty()) return e;
     udp_port = endpoint->port();
     endpoints_.push_back(std::move(endpoint));
-    match_workers.push_back({workers_.contexts[i].get(), endpoints_.back().get()});
+    pulses_.push_back(std::make_shared<WorkerPulse>());
+    match_workers.push_back({workers_.contexts[i].get(), endpoints_.back().get(), pulses_.back()});
   }
   if (public_address_.empty()) public_address_ = udp_address + ":" + std::to_string(udp_port);
   for (auto& e : endpoints_)
@@ -208,6 +211,13 @@ std::string Server::start() {
   services.rejections = &udp_rejections_;
   services.packets_out = &packets_out;
   services.bytes_out = &bytes_out;
+  // Only the Agones SDK listens; agones_ is set (or not) before any worker runs and never changes after.
+  services.on_player = [this](std::uint32_t match, std::uint64_t client, bool joined) {
+    if (agones_) agones_->player_changed(match, client, joined);
+  };
+  services.on_match_finished = [this](std::uint32_t match, std::size_t left) {
+    if (agones_) agones_->match_finished(match, left);
+  };
   registry_ = std::make_unique<MatchRegistry>(std::move(match_workers), levels_, defaults, services);
 
   for (const InitialMatchConfig& m : config_.matches)
@@ -265,6 +275,8 @@ std::string Server::start() {
   ports_.http = http_->port();
   spectator_feed_->start();
 
+  if (std::string e = start_agones(); !e.empty()) return e;
+
   for (auto& e : endpoints_)
     e->start();
   workers_.run();
@@ -272,6 +284,31 @@ std::string Server::start() {
   ready_.store(true);
   spdlog::info("shiftcast-server ready: {} workers, {} rpc threads, udp {} rpc {} http {}, {} matches",
                workers, rpc_pool_.contexts.size(), ports_.udp, ports_.rpc, ports_.http, registry_->size());
+  // Levels are loaded and every socket is bound: now the sidecar may hear Ready.
+  if (agones_) agones_->start();
+  return {};
+}
+
+std::string Server::start_agones() {
+  const char* port_variable = std::getenv(kAgonesPortVariable);
+  if (!agones_enabled(config_.agones, port_variable)) return {};
+  const std::optional<std::uint16_t> port = agones_sdk_port(config_.agones, port_variable);
+  if (!port) {
+    return std::string("[agones] is enabled, but neither sdk_port nor ") + kAgonesPortVariable +
+           " names the sidecar's port";
+  }
+  AgonesServices services;
+  services.directory = registry_.get();
+  services.match_id = registry_->reserve_id();
+  services.server_instance = keys_.server_instance;
+  services.default_max_players = config_.max_players;
+  services.metrics = &metrics_;
+  for (auto& c : workers_.contexts)
+    services.workers.push_back(c.get());
+  services.pulses = pulses_;
+  // The SDK's strand shares the first RPC thread (with the HTTP listener): never a match worker.
+  agones_ = AgonesSdk::create(*rpc_pool_.contexts[0], {asio::ip::make_address("127.0.0.1"), *port},
+                              config_.agones, std::move(services));
   return {};
 }
 
@@ -279,6 +316,7 @@ void Server::shutdown() {
   if (shutting_down_.exchange(true)) return;
   ready_.store(false);
   spdlog::info("shutting down: no new connections, flushing matches");
+  if (agones_) agones_->stop();  // first: the matches' ends below are the shutdown's, not allocations'
   if (rpc_) rpc_->stop();
   auto matches_ended = [this] {
     std::lock_guard lock(done_mutex_);

@@ -9,6 +9,9 @@
 //   server.shutdown();                       // any thread, e.g. a signal handler's: graceful
 //   server.wait();                           // returns once everything is closed
 //
+// Under Agones ([agones] enabled), the SDK client (server/agones/agones_sdk.hpp) starts once everything
+// is bound and stops first on shutdown.
+//
 // Shutdown: stop accepting (readiness goes false, the RPC acceptor closes), every match finishes its tick,
 // resends unacknowledged contact events until acknowledged or shutdown_flush_s passed, says goodbye to
 // its clients; then sockets close and the threads end.
@@ -33,6 +36,7 @@
 #include "server/metrics.hpp"
 #include "server/rejections.hpp"
 #include "server/token_replay_cache.hpp"
+#include "server/worker_pulse.hpp"
 
 namespace shiftcast {
 
@@ -42,6 +46,7 @@ class RpcServer;
 class HttpServer;
 class SpectatorFeed;
 class SpectatorPages;
+class AgonesSdk;
 
 struct ServerPorts {
   std::uint16_t udp = 0;
@@ -80,6 +85,7 @@ class Server {
 
   std::string load_levels();
   std::string load_keys();
+  std::string start_agones();
 
   ServerConfig config_;
   MetricsRegistry metrics_;
@@ -102,6 +108,8 @@ class Server {
   std::unique_ptr<SpectatorFeed> spectator_feed_;
   std::unique_ptr<SpectatorPages> spectator_pages_;
   std::unique_ptr<HttpServer> http_;  // after the spectator parts: destroyed first, it calls them
+  std::vector<std::shared_ptr<WorkerPulse>> pulses_;  // one per worker: its last tick (or probe)
+  std::shared_ptr<AgonesSdk> agones_;                 // null unless [agones] is enabled
   ServerPorts ports_;
   std::atomic<bool> ready_{false};
   std::atomic<bool> shutting_down_{false};

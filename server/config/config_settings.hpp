@@ -78,8 +78,9 @@ struct Setting {
   std::string_view key;
   std::string_view flag;
   Member<T> member;
-  Range range{};              // numbers
-  TextCheck check = nullptr;  // strings
+  Range range{};               // numbers
+  TextCheck check = nullptr;   // strings
+  bool takes_boolean = false;  // strings: a TOML true/false is read as the text "true"/"false"
 };
 
 // What a TOML node or a flag's text turned into, before it is checked and stored.
@@ -160,6 +161,13 @@ std::optional<std::string> assign(T& target, const Setting<T>& setting, const Va
 
 const char* node_type_name(const toml::node& node);
 std::optional<Value> value_of(const toml::node& node);
+// value_of, except that a boolean becomes the text "true"/"false" for a setting that takes one.
+template <class T>
+std::optional<Value> value_of(const Setting<T>& setting, const toml::node& node) {
+  if (const auto* b = node.as_boolean(); b != nullptr && setting.takes_boolean)
+    return Value{std::string(b->get() ? "true" : "false")};
+  return value_of(node);
+}
 
 // A flag's text read as the field's type wants it.
 template <class T>

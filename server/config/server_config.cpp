@@ -104,6 +104,11 @@ std::optional<std::string> check_read_access(std::string_view text) {
   return std::string("must be \"key\" (reads need the service or admin key) or \"open\" (loopback only)");
 }
 
+std::optional<std::string> check_agones_enabled(std::string_view text) {
+  if (text == "true" || text == "false" || text == "auto") return std::nullopt;
+  return std::string("must be true, false or \"auto\" (on when ") + kAgonesPortVariable + " is set)";
+}
+
 std::optional<std::string> check_required(std::string_view text) {
   if (text.empty()) return std::string("required");
   return std::nullopt;
@@ -127,6 +132,7 @@ constexpr Range kSubscriptionsPerMatch{1, 65536};
 constexpr Range kSpectatorDelayMs{0, 600'000};
 constexpr Range kSpectatorRate{1, 20};
 constexpr Range kSpectatorBudget{64 * 1024, 64 * 1024 * 1024};
+constexpr Range kAgonesPeriodMs{10, 60'000};
 // Units; far beyond any level the wire's quantized positions can place.
 constexpr double kMaxInterestRadius = 1 << 20;
 // A margin beyond a few hundred units sends everything the set admits anyway; a hold beyond a few seconds
@@ -302,6 +308,29 @@ const std::array kServerSettings{
       rpc<&RpcSettings::max_subscriptions_per_connection>, kSlots},
     S{"rpc", "max_subscriptions_per_match", "rpc-max-subscriptions-per-match",
       field<&ServerConfig::rpc_max_subscriptions_per_match>, kSubscriptionsPerMatch},
+    // Running under Agones (server/config/agones_settings.hpp).
+    S{"agones",
+      "enabled",
+      "agones-enabled",
+      field<&ServerConfig::agones, &AgonesSettings::enabled>,
+      {},
+      check_agones_enabled,
+      true},
+    S{"agones", "sdk_port", "agones-sdk-port", field<&ServerConfig::agones, &AgonesSettings::sdk_port>,
+      kPort},
+    S{"agones", "health_period_ms", "agones-health-period-ms",
+      field<&ServerConfig::agones, &AgonesSettings::health_period_ms>, kAgonesPeriodMs},
+    S{"agones", "stall_ms", "agones-stall-ms", field<&ServerConfig::agones, &AgonesSettings::stall_ms>,
+      kAgonesPeriodMs},
+    S{"agones", "retry_ms", "agones-retry-ms", field<&ServerConfig::agones, &AgonesSettings::retry_ms>,
+      kAgonesPeriodMs},
+    S{"agones", "call_timeout_ms", "agones-call-timeout-ms",
+      field<&ServerConfig::agones, &AgonesSettings::call_timeout_ms>, kAgonesPeriodMs},
+    S{"agones",
+      "player_tracking",
+      "agones-player-tracking",
+      field<&ServerConfig::agones, &AgonesSettings::player_tracking>,
+      {0, 1}},
 };
 
 using L = Setting<LevelConfig>;
@@ -385,7 +414,7 @@ void parse_table(T& target, const std::array<Setting<T>, N>& settings, std::stri
                                    suggestion(key.str(), keys_of(settings, section)));
       continue;
     }
-    std::optional<Value> value = value_of(node);
+    std::optional<Value> value = value_of(*setting, node);
     std::string what = label + " " + std::string(key.str());
     if (!value || !accepts_type(*setting, *value)) {
       errors.add(node.source(),
@@ -773,6 +802,12 @@ void validate(const ServerConfig& config) {
         "[http] max_connections_per_source = " + std::to_string(config.http_max_connections_per_source) +
         ": must be at most max_connections (" + std::to_string(config.http_max_connections) +
         "), or one source could hold every slot");
+  }
+  if (config.agones.stall_ms <= config.agones.health_period_ms) {
+    errors.push_back("[agones] stall_ms = " + std::to_string(config.agones.stall_ms) +
+                     ": must be more than health_period_ms (" +
+                     std::to_string(config.agones.health_period_ms) +
+                     "): an idle worker's probe answers once per period");
   }
   check_key_files(config, errors);
   check_development_keys(config, errors);

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/config/agones_settings.hpp"
 #include "server/config/interest_settings.hpp"
 #include "server/config/rpc_settings.hpp"
 #include "world/match/match_defaults.hpp"
@@ -129,6 +130,9 @@ struct ServerConfig {
   // [recording] (docs/replay.md): every match records its commands and queries into this directory
   // (relative to the config file); empty: off.
   std::string recording_directory;
+
+  // [agones] (docs/server.md, "Running under Agones"): the Agones SDK over REST; off unless enabled.
+  AgonesSettings agones;
 
   std::vector<LevelConfig> levels;          // [[level]]
   std::vector<InitialMatchConfig> matches;  // [[match]]: created at startup

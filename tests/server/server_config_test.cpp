@@ -444,10 +444,17 @@ TEST_F(ConfigDir, OverridesUseTheFlagNames) {
                            "spectator-delay-ms",
                            "spectator-rate",
                            "spectator-byte-budget",
-                           "max-viewers"}) {
+                           "max-viewers",
+                           "agones-enabled",
+                           "agones-sdk-port",
+                           "agones-health-period-ms",
+                           "agones-stall-ms",
+                           "agones-retry-ms",
+                           "agones-call-timeout-ms",
+                           "agones-player-tracking"}) {
     EXPECT_NE(std::find(flags.begin(), flags.end(), flag), flags.end()) << flag;
   }
-  EXPECT_EQ(flags.size(), 69u);
+  EXPECT_EQ(flags.size(), 76u);
 }
 
 // Issue 15's [interest]: the shipped values are the documented defaults, the file and the flags set them,
@@ -615,6 +622,88 @@ TEST_F(ConfigDir, KeyFilesAndPaths) {
   EXPECT_EQ(resolve_path(c, "a/../b.map"), (dir_ / "b.map").string());
   EXPECT_EQ(resolve_path(c, "/abs/x.bsp"), "/abs/x.bsp");
   EXPECT_THROW(load_server_config((dir_ / "absent.toml").string()), ConfigError);
+}
+
+// [agones]: shipped off, with the defaults; every key from TOML (enabled also as a TOML boolean) and from
+// its flag; bad values refused naming the key; stall_ms must exceed the health period; "auto" follows
+// AGONES_SDK_HTTP_PORT (its value passed in, never read from this process's environment).
+TEST_F(ConfigDir, AgonesSectionAndItsFlags) {
+  const ServerConfig shipped = load_server_config(kSourceDir + "/configs/server.toml");
+  const AgonesSettings defaults;
+  EXPECT_EQ(shipped.agones.enabled, "false");
+  EXPECT_EQ(shipped.agones.sdk_port, defaults.sdk_port);
+  EXPECT_EQ(shipped.agones.health_period_ms, defaults.health_period_ms);
+  EXPECT_EQ(shipped.agones.stall_ms, defaults.stall_ms);
+  EXPECT_EQ(shipped.agones.retry_ms, defaults.retry_ms);
+  EXPECT_EQ(shipped.agones.call_timeout_ms, defaults.call_timeout_ms);
+  EXPECT_EQ(shipped.agones.player_tracking, defaults.player_tracking);
+  EXPECT_EQ(defaults.health_period_ms, 2000);  // Agones' own SDK examples ping every 2 s
+
+  ServerConfig c = parse(base() +
+                         "[agones]\nenabled = true\nsdk_port = 9358\nhealth_period_ms = 150\nstall_ms = 700\n"
+                         "retry_ms = 40\ncall_timeout_ms = 900\nplayer_tracking = 0\n");
+  EXPECT_NO_THROW(validate(c));
+  EXPECT_EQ(c.agones.enabled, "true");
+  EXPECT_EQ(c.agones.sdk_port, 9358);
+  EXPECT_EQ(c.agones.health_period_ms, 150);
+  EXPECT_EQ(c.agones.stall_ms, 700);
+  EXPECT_EQ(c.agones.retry_ms, 40);
+  EXPECT_EQ(c.agones.call_timeout_ms, 900);
+  EXPECT_EQ(c.agones.player_tracking, 0);
+  EXPECT_EQ(parse(base() + "[agones]\nenabled = false\n").agones.enabled, "false");
+  EXPECT_EQ(parse(base() + "[agones]\nenabled = \"auto\"\n").agones.enabled, "auto");
+  apply_override(c, "agones-enabled", "auto");
+  apply_override(c, "agones-sdk-port", "0");
+  apply_override(c, "agones-health-period-ms", "100");
+  apply_override(c, "agones-stall-ms", "300");
+  apply_override(c, "agones-retry-ms", "20");
+  apply_override(c, "agones-call-timeout-ms", "500");
+  apply_override(c, "agones-player-tracking", "1");
+  EXPECT_EQ(c.agones.enabled, "auto");
+  EXPECT_EQ(c.agones.sdk_port, 0);
+  EXPECT_EQ(c.agones.health_period_ms, 100);
+  EXPECT_EQ(c.agones.stall_ms, 300);
+  EXPECT_EQ(c.agones.retry_ms, 20);
+  EXPECT_EQ(c.agones.call_timeout_ms, 500);
+  EXPECT_EQ(c.agones.player_tracking, 1);
+  EXPECT_THROW(apply_override(c, "agones-enabled", "yes"), ConfigError);
+
+  const std::pair<std::string, std::string> bad[] = {
+      {"enabled = \"yes\"", "[agones] enabled = \"yes\": must be true, false or \"auto\""},
+      {"enabled = 1", "[agones] enabled: expected a string, got an integer"},
+      {"sdk_port = 70000", "[agones] sdk_port = 70000"},
+      {"health_period_ms = 5", "[agones] health_period_ms = 5"},
+      {"retry_ms = 0", "[agones] retry_ms = 0"},
+      {"call_timeout_ms = 60001", "[agones] call_timeout_ms = 60001"},
+      {"player_tracking = 2", "[agones] player_tracking = 2"},
+      {"player_tracking = true", "[agones] player_tracking: expected an integer, got a boolean"},
+      {"health_period_ms = 2000\nstall_ms = 2000",
+       "[agones] stall_ms = 2000: must be more than health_period_ms"},
+      {"helth_period_ms = 1", "unknown key helth_period_ms in [agones] (did you mean health_period_ms?)"},
+  };
+  for (const auto& [toml, expected] : bad) {
+    const std::string error = error_of(base() + "[agones]\n" + toml + "\n");
+    EXPECT_NE(error.find(expected), std::string::npos) << toml << ": " << error;
+  }
+  // A boolean is text only where the setting says so: elsewhere it is still the wrong type.
+  EXPECT_NE(error_of(base() + "[log]\nlevel = true\n").find("[log] level: expected a string, got a boolean"),
+            std::string::npos);
+
+  AgonesSettings s;
+  s.enabled = "auto";
+  EXPECT_FALSE(agones_enabled(s, nullptr));
+  EXPECT_FALSE(agones_enabled(s, ""));
+  EXPECT_TRUE(agones_enabled(s, "9358"));
+  s.enabled = "false";
+  EXPECT_FALSE(agones_enabled(s, "9358"));
+  s.enabled = "true";
+  EXPECT_TRUE(agones_enabled(s, nullptr));
+  EXPECT_EQ(agones_sdk_port(s, "9358"), std::optional<std::uint16_t>(9358));
+  EXPECT_EQ(agones_sdk_port(s, nullptr), std::nullopt);
+  for (const char* bad_port : {"", "0", "65536", "93x", " 9358", "-1"})
+    EXPECT_EQ(agones_sdk_port(s, bad_port), std::nullopt) << bad_port;
+  s.sdk_port = 4000;  // the config's port wins over the variable's
+  EXPECT_EQ(agones_sdk_port(s, "9358"), std::optional<std::uint16_t>(4000));
 }
 
 TEST(LogLevels, OneTableOfNames) {

@@ -1,0 +1,94 @@
+// Reading the sidecar's JSON: the watch stream's lines and GET /gameserver's body, as Agones documents
+// them (site/content/en/docs/Guides/Client SDKs/rest.md: the example responses are copied verbatim below
+// and are the oracle), and the JSON reader's refusals.
+#include <gtest/gtest.h>
+
+#include "server/agones/game_server.hpp"
+#include "server/agones/json_value.hpp"
+
+namespace shiftcast {
+namespace {
+
+// The watch example of Agones' REST guide, one line of it.
+constexpr char kWatchLine[] =
+    R"({"result":{"object_meta":{"name":"local","namespace":"default","uid":"1234","resource_version":"v1",)"
+    R"("generation":"1","creation_timestamp":"1533766607","annotations":{"annotation":"true"},"labels":)"
+    R"({"islocal":"true"}},"status":{"state":"Ready","address":"127.0.0.1","ports":[{"name":"default",)"
+    R"("port":7777}]}}})";
+
+// The GET /gameserver example of the same guide, as printed there (indented).
+constexpr char kGameServer[] = R"({
+    "object_meta": {
+        "name": "local",
+        "namespace": "default",
+        "uid": "1234",
+        "resource_version": "v1",
+        "generation": "1",
+        "creation_timestamp": "1531795395",
+        "annotations": {
+            "annotation": "true"
+        },
+        "labels": {
+            "islocal": "true"
+        }
+    },
+    "status": {
+        "state": "Ready",
+        "address": "127.0.0.1",
+        "ports": [
+            {
+                "name": "default",
+                "port": 7777
+            }
+        ]
+    }
+})";
+
+TEST(GameServerRead, TheDocumentedWatchLine) {
+  const GameServerRead r = read_watch_line(kWatchLine);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.server.name, "local");
+  EXPECT_EQ(r.server.state, "Ready");
+  EXPECT_EQ(r.server.labels, (std::map<std::string, std::string>{{"islocal", "true"}}));
+  EXPECT_EQ(r.server.annotations, (std::map<std::string, std::string>{{"annotation", "true"}}));
+}
+
+TEST(GameServerRead, TheDocumentedGameServer) {
+  const GameServerRead r = read_game_server(kGameServer);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.server.state, "Ready");
+  EXPECT_EQ(r.server.labels.at("islocal"), "true");
+}
+
+TEST(GameServerRead, AStreamErrorAndMalformedLinesAreErrors) {
+  EXPECT_NE(read_watch_line(R"({"error":{"code":14,"message":"unavailable"}})").error.find("unavailable"),
+            std::string::npos);
+  EXPECT_FALSE(read_watch_line(R"({"result":{"object_meta":{}}})").ok());  // no status.state
+  EXPECT_FALSE(read_watch_line(R"({"other":1})").ok());
+  EXPECT_FALSE(read_watch_line(R"({"result":{"status":{"state":"Ready"}})").ok());  // truncated
+  EXPECT_FALSE(read_watch_line("").ok());
+}
+
+TEST(JsonValue, ValuesEscapesAndRefusals) {
+  const JsonParse p = parse_json(R"( {"s":"a\"b\\c\u00e9\ud83d\ude00\n","n":-12.5e3,"t":true,"f":false,)"
+                                 R"("z":null,"a":[1,[2],{}],"dup":1,"dup":2} )");
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(p.value.member("s")->text, "a\"b\\c\xc3\xa9\xf0\x9f\x98\x80\n");
+  EXPECT_EQ(p.value.member("n")->text, "-12.5e3");
+  EXPECT_TRUE(p.value.member("t")->boolean);
+  EXPECT_FALSE(p.value.member("f")->boolean);
+  EXPECT_EQ(p.value.member("z")->kind, JsonValue::Kind::kNull);
+  EXPECT_EQ(p.value.member("a")->items.size(), 3u);
+  EXPECT_EQ(p.value.member("dup")->text, "2");
+  EXPECT_EQ(p.value.member("missing"), nullptr);
+  for (const char* bad : {"", "{", "{\"a\"}", "{\"a\":}", "[1,]", "01", "1.", "\"\\x\"", "\"a", "tru",
+                          "{} {}", "\"\x01\"", "-", "1e"}) {
+    EXPECT_FALSE(parse_json(bad).ok()) << bad;
+  }
+  std::string deep(kMaxJsonDepth + 2, '[');
+  deep += std::string(kMaxJsonDepth + 2, ']');
+  EXPECT_FALSE(parse_json(deep).ok());
+}
+
+}  // namespace
+}  // namespace shiftcast

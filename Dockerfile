@@ -35,7 +35,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /nonexistent --shell /usr/sbin/nologin shiftcast
 COPY --from=build /src/build/server/shiftcast-server /src/build/world/tools/shiftcast-level /opt/shiftcast/bin/
-COPY --from=build /src/build/protocol/tools/shiftcast-token /opt/shiftcast/bin/
+COPY --from=build /src/build/tools/token/shiftcast-token /opt/shiftcast/bin/
 COPY --from=build /out/levels/ /opt/shiftcast/levels/
 COPY configs/deploy/server.toml /etc/shiftcast/server.toml
 USER 10001:10001

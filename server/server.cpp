@@ -9,6 +9,7 @@
 
 #include "protocol/byte_order_internal.hpp"
 #include "protocol/crypto.hpp"
+#include "server/agones/agones_address.hpp"
 #include "server/agones/agones_sdk.hpp"
 #include "server/http_server.hpp"
 #include "server/match_registry.hpp"
@@ -156,6 +157,16 @@ std::string Server::start() {
   const asio::ip::address bind_address = asio::ip::make_address(udp_address);
   std::uint16_t udp_port = config_.udp_port;
   public_address_ = config_.public_address;
+  if (public_address_ == kPublicAddressFromAgones) {
+    const char* port_variable = std::getenv(kAgonesPortVariable);
+    const std::optional<std::uint16_t> sdk_port = agones_sdk_port(config_.agones, port_variable);
+    if (!agones_enabled(config_.agones, port_variable) || !sdk_port)
+      return "public_address = \"agones\" needs [agones] on and the sidecar's port";
+    const AgonesAddress from_agones = wait_for_agones_address(*sdk_port, config_.agones, kAgonesAddressWait);
+    if (!from_agones.ok()) return from_agones.error;
+    public_address_ = from_agones.address;
+    spdlog::info("public address from the Agones GameServer: {}", public_address_);
+  }
   std::vector<MatchWorker> match_workers;
   for (int i = 0; i < workers; ++i) {
     UdpEndpointServices s;

@@ -1,5 +1,7 @@
 #include "server/agones/game_server.hpp"
 
+#include <charconv>
+
 #include "server/agones/json_value.hpp"
 
 namespace shiftcast {
@@ -29,6 +31,23 @@ GameServerRead from_value(const JsonValue& gs) {
     r.server.name = name->text;
   read_strings(gs.find("object_meta", "labels"), r.server.labels);
   read_strings(gs.find("object_meta", "annotations"), r.server.annotations);
+  if (const JsonValue* address = gs.find("status", "address"); address != nullptr && address->is_string())
+    r.server.address = address->text;
+  // status.ports: [{"name": ..., "port": N}]; the port is an int32 in the schema (a JSON number). An entry
+  // that is not a name and a port in 1..65535 is skipped.
+  if (const JsonValue* ports = gs.find("status", "ports");
+      ports != nullptr && ports->kind == JsonValue::Kind::kArray) {
+    for (const JsonValue& p : ports->items) {
+      const JsonValue* name = p.member("name");
+      const JsonValue* port = p.member("port");
+      if (name == nullptr || !name->is_string() || port == nullptr || port->kind != JsonValue::Kind::kNumber)
+        continue;
+      int value = 0;
+      const char* end = port->text.data() + port->text.size();
+      const auto [at, ec] = std::from_chars(port->text.data(), end, value);
+      if (ec == std::errc() && at == end && value >= 1 && value <= 65535) r.server.ports[name->text] = value;
+    }
+  }
   return r;
 }
 

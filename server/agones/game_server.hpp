@@ -1,6 +1,7 @@
 // GameServerView: what shiftcast needs of the Agones GameServer resource (sdk.swagger.json's
-// sdkGameServer): its state, labels and annotations. The sidecar sends it from GET /gameserver and, one
-// JSON object per line, from the stream of GET /watch/gameserver ({"result": GameServer} per change).
+// sdkGameServer): its state, labels and annotations, the address and host ports players reach it at. The
+// sidecar sends it from GET /gameserver and, one JSON object per line, from the stream of GET
+// /watch/gameserver ({"result": GameServer} per change).
 //
 //   GameServerRead r = read_watch_line(R"({"result":{"status":{"state":"Allocated"}, ...}})");
 //   if (r.ok() && r.server.state == "Allocated") ...
@@ -17,6 +18,8 @@ struct GameServerView {
   std::string state;  // status.state: Scheduled, RequestReady, Ready, Reserved, Allocated, Shutdown, ...
   std::map<std::string, std::string> labels;       // object_meta.labels
   std::map<std::string, std::string> annotations;  // object_meta.annotations
+  std::string address;                             // status.address: the node's, players reach it
+  std::map<std::string, int> ports;                // status.ports: name -> host port
 };
 
 struct GameServerRead {

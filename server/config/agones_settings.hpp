@@ -14,6 +14,12 @@
 
 namespace shiftcast {
 
+// [network] public_address = "agones": connect tokens are bound to the node's address and the host port of
+// the GameServer's port named kAgonesGamePortName, read from the sidecar before anything else
+// (Agones' Dynamic port policy picks the host port, so no config can name it in advance).
+inline constexpr char kPublicAddressFromAgones[] = "agones";
+inline constexpr char kAgonesGamePortName[] = "game";
+
 // Agones sets this for the game server's container: the sidecar's REST port on localhost.
 inline constexpr char kAgonesPortVariable[] = "AGONES_SDK_HTTP_PORT";
 

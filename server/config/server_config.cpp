@@ -80,8 +80,9 @@ std::optional<std::string> check_optional_ip(std::string_view text) {
 }
 
 std::optional<std::string> check_public_address(std::string_view text) {
-  if (text.empty()) return std::nullopt;  // bind_address:udp_port
-  constexpr char kExpected[] = "must be empty or ip:port (port 1..65535), [ipv6]:port for IPv6";
+  if (text.empty()) return std::nullopt;                      // bind_address:udp_port
+  if (text == kPublicAddressFromAgones) return std::nullopt;  // the GameServer's status, at startup
+  constexpr char kExpected[] = "must be empty, \"agones\" or ip:port (port 1..65535), [ipv6]:port for IPv6";
   std::size_t colon = text.rfind(':');
   if (colon == std::string_view::npos) return std::string(kExpected);
   std::string_view host = text.substr(0, colon);

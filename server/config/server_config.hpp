@@ -67,7 +67,8 @@ struct ServerConfig {
   double udp_preauth_burst = 32;
   int udp_preauth_sources = 1 << 16;   // source buckets kept per worker (a full table shares one bucket)
   int udp_preauth_limit_loopback = 0;  // 1: loopback sources are limited too (else exempt: this machine)
-  std::string public_address;          // "ip:port" written into connect tokens; empty: udp address:udp_port
+  std::string public_address;          // "ip:port" written into connect tokens; empty: udp address:udp_port;
+                                       // "agones": the GameServer's status.address and "game" port
   std::uint16_t udp_port = kDefaultUdpPort;  // 0: any free port (the server logs and prints the ports it got)
   std::uint16_t http_port = kDefaultHttpPort;
   int threads = 0;      // match worker threads (ticks and UDP), 0: one per core

@@ -8,12 +8,15 @@ and the manifests are not applied here; what can be checked from outside is chec
   - the player capacity is the config's max_players; Agones' health window outlasts two of the server's
     health periods;
   - the binaries the Dockerfile copies are what the build makes;
-  - the deploy config is accepted by the real shiftcast-server (keys and level paths swapped for local
-    ones, listeners on loopback), and every metric the Prometheus rules name is one that server exports;
-  - the annotations the example allocation sets are those the server reads.
+  - the real shiftcast-server runs on the deploy config (keys and level paths swapped for local ones,
+    listeners on loopback) under the Agones sidecar stand-in (tests/server/agones/sidecar_standin.py): it
+    takes its public address from the GameServer's status (public_address = "agones"), publishes its
+    instance before Ready, and creates the match the example allocation's annotations ask for;
+  - every metric the Prometheus rules name is one that server then exports.
 
 Usage: check_deploy_files.py SOURCE_DIR BUILD_DIR      (ctest: DeployFiles)
 """
+import json
 import os
 import re
 import secrets
@@ -53,8 +56,41 @@ def dockerfile_facts(src):
     return exposed, int(health_port.group(1)) if health_port else None, binaries
 
 
-def start_server(src, build, config, work):
-    """Starts the server on the deploy config with local keys and levels; returns (process, http port)."""
+def start_standin(src, game_port):
+    process = subprocess.Popen(
+        ["/usr/bin/python3", os.path.join(src, "tests/server/agones/sidecar_standin.py"), "--game-port",
+         str(game_port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    m = re.match(r"agones-standin sdk=(\d+) control=(\d+)", process.stdout.readline())
+    if not m:
+        process.kill()
+        raise RuntimeError("the sidecar stand-in did not start: " + process.stderr.read())
+    return process, int(m.group(1)), int(m.group(2))
+
+
+def standin_state(control, after=-1):
+    """The stand-in's state lines once its event count exceeds `after` (its long poll: at most 5 s)."""
+    url = f"http://127.0.0.1:{control}/control/state" + (f"?after={after}" if after >= 0 else "")
+    lines = urllib.request.urlopen(url, timeout=10).read().decode().splitlines()
+    state = dict(line.split("=", 1) for line in lines if not line.startswith(("annotation ", "label ")))
+    state["annotations"] = dict(line[len("annotation "):].split("=", 1) for line in lines
+                                if line.startswith("annotation "))
+    return state
+
+
+def wait_standin(control, ready, what, polls=12):
+    """Long-polls the stand-in until ready(state) holds: each poll waits for its next event, never a fixed
+    time."""
+    state = standin_state(control)
+    for _ in range(polls):
+        if ready(state):
+            return state
+        state = standin_state(control, int(state["events"]))
+    raise RuntimeError("the stand-in never saw " + what + ": " + repr(state))
+
+
+def start_server(src, build, config, work, sdk_port):
+    """Starts the server on the deploy config (local keys and levels, loopback listeners) under the
+    stand-in; returns the process and the fields of its listening line."""
     keys = {}
     for name in ("token", "previous_token", "admin", "service", "spectator"):
         path = os.path.join(work, name + ".key")
@@ -75,16 +111,17 @@ def start_server(src, build, config, work):
     with open(path, "w") as f:
         f.write(text)
     env = dict(os.environ)
-    env.pop("AGONES_SDK_HTTP_PORT", None)  # "auto": no sidecar here, so the SDK stays off
+    env["AGONES_SDK_HTTP_PORT"] = str(sdk_port)  # as Agones sets it in the game server's container
     process = subprocess.Popen(
         [os.path.join(build, "server/shiftcast-server"), "--config", path, "--udp-port", "0", "--rpc-port", "0",
          "--http-port", "0", "--udp-bind-address", "127.0.0.1", "--rpc-bind-address", "127.0.0.1",
          "--http-bind-address", "127.0.0.1"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     for line in process.stdout:
-        m = re.search(r"shiftcast-server listening udp=\d+ rpc=\d+ http=(\d+)", line)
+        m = re.search(r"shiftcast-server listening udp=\d+ rpc=\d+ http=(\d+) address=(\S+) instance=([0-9a-f]+)",
+                      line)
         if m:
-            return process, int(m.group(1))
+            return process, {"http": int(m.group(1)), "address": m.group(2), "instance": m.group(3)}
     process.wait()
     raise RuntimeError("the server did not start on the deploy config: " + process.stderr.read())
 
@@ -150,20 +187,38 @@ def main():
     check(failures, health["periodSeconds"] * 1000 >= 2 * beat_ms,
           "Agones' health period is shorter than two of the server's beats")
 
-    agones_sources = ""
-    agones_dir = os.path.join(src, "server/agones")
-    for name in sorted(os.listdir(agones_dir)):
-        agones_sources += open(os.path.join(agones_dir, name)).read()
-    for key in allocation["spec"]["metadata"]["annotations"]:
-        check(failures, '"' + key + '"' in agones_sources, f"the server does not read the annotation {key}")
-
-    with tempfile.TemporaryDirectory() as work:
-        process, http_port = start_server(src, build, config, work)
-        try:
-            exported = exported_metric_names(http_port)
-        finally:
-            process.terminate()
-            process.wait(timeout=30)
+    # The deploy config, run: under the stand-in, allocated with the example allocation's annotations.
+    host_port = 47123  # what Agones' Dynamic port policy maps to the container's game port
+    annotations = allocation["spec"]["metadata"]["annotations"]
+    standin, sdk_port, control = start_standin(src, host_port)
+    try:
+        with tempfile.TemporaryDirectory() as work:
+            process, listening = start_server(src, build, config, work, sdk_port)
+            try:
+                check(failures, listening["address"] == f"127.0.0.1:{host_port}",
+                      f"the public address is {listening['address']}, not the GameServer's 127.0.0.1:{host_port}")
+                ready = wait_standin(control, lambda st: st["state"] == "Ready", "Ready")
+                published = ready["annotations"]
+                check(failures, published.get("agones.dev/sdk-shiftcast-server-instance") ==
+                      listening["instance"].rjust(16, "0"), "the instance annotation is not the server's")
+                match_id = published.get("agones.dev/sdk-shiftcast-match-id", "")
+                check(failures, match_id.isdigit(), "no match id annotation before Ready")
+                body = json.dumps({"annotations": annotations}).encode()
+                urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{control}/control/allocate",
+                                                              data=body, method="POST"), timeout=10).read()
+                capacity = annotations["shiftcast.dev/max-players"]
+                wait_standin(control, lambda st: st["capacity"] == capacity, "the allocated match's capacity")
+                exported = exported_metric_names(listening["http"])
+                metrics = urllib.request.urlopen(f"http://127.0.0.1:{listening['http']}/metrics",
+                                                 timeout=10).read().decode()
+                check(failures, f'shiftcast_players{{match="{match_id}"}}' in metrics,
+                      "the allocation's match is not in /metrics")
+            finally:
+                process.terminate()
+                process.wait(timeout=30)
+    finally:
+        standin.terminate()
+        standin.wait(timeout=30)
     for name in sorted(rule_metric_names(rules)):
         check(failures, name in exported, f"prometheus-rules.yaml names {name}, which the server does not export")
 

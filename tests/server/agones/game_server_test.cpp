@@ -3,6 +3,7 @@
 // and are the oracle), and the JSON reader's refusals.
 #include <gtest/gtest.h>
 
+#include "server/agones/agones_address.hpp"
 #include "server/agones/game_server.hpp"
 #include "server/agones/json_value.hpp"
 
@@ -58,6 +59,28 @@ TEST(GameServerRead, TheDocumentedGameServer) {
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.server.state, "Ready");
   EXPECT_EQ(r.server.labels.at("islocal"), "true");
+}
+
+TEST(GameServerRead, TheAddressAndThePortsPlayersReachItAt) {
+  const GameServerRead r = read_game_server(kGameServer);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.server.address, "127.0.0.1");
+  EXPECT_EQ(r.server.ports, (std::map<std::string, int>{{"default", 7777}}));
+  // The documented example names its port "default": public_address = "agones" wants the one named "game".
+  EXPECT_FALSE(agones_address_of(r.server).ok());
+  GameServerView named = r.server;
+  named.ports["game"] = 7154;
+  EXPECT_EQ(agones_address_of(named).address, "127.0.0.1:7154");
+  named.address = "fd00::7";
+  EXPECT_EQ(agones_address_of(named).address, "[fd00::7]:7154");
+  named.address.clear();  // not scheduled yet
+  EXPECT_FALSE(agones_address_of(named).ok());
+  // Ports that are not a name and a port in 1..65535 are skipped, not taken.
+  const GameServerRead odd = read_game_server(
+      R"({"status":{"state":"Scheduled","address":"10.0.0.7","ports":[{"name":"game","port":0},)"
+      R"({"name":"game2","port":"7000"},{"port":7001},{"name":"rpc","port":70000},{"name":"ok","port":7002}]}})");
+  ASSERT_TRUE(odd.ok()) << odd.error;
+  EXPECT_EQ(odd.server.ports, (std::map<std::string, int>{{"ok", 7002}}));
 }
 
 TEST(GameServerRead, AStreamErrorAndMalformedLinesAreErrors) {

@@ -97,6 +97,7 @@ class GameServer:
         self.health_last = time.monotonic()
         self.health_failures = 0
         self.capacity = 0
+        self.game_port = 0  # --game-port
         self.players = []
         self.ignored = 0
         self.log = []
@@ -144,7 +145,7 @@ class GameServer:
                 "state": self.state,
                 "address": "127.0.0.1",
                 "addresses": [],
-                "ports": [],
+                "ports": [{"name": "game", "port": self.game_port}] if self.game_port else [],
                 "players": {"count": str(len(self.players)), "capacity": str(self.capacity),
                             "ids": list(self.players)},
                 "counters": {},
@@ -425,9 +426,12 @@ def main():
     parser.add_argument("--health-period-s", type=float, default=0.5)
     parser.add_argument("--failure-threshold", type=int, default=5)
     parser.add_argument("--no-player-tracking", action="store_true")
+    parser.add_argument("--game-port", type=int, default=0,
+                        help="status.ports gets {name: game, port: N}, as Agones' Dynamic port policy fills it")
     args = parser.parse_args()
 
     gs = GameServer(args.health_period_s, args.failure_threshold, not args.no_player_tracking)
+    gs.game_port = args.game_port
     routes = SdkRoutes(gs)
     sdk = Server(("127.0.0.1", 0), make_sdk_handler(gs, routes), bind_and_activate=False)
     sdk.server_bind()  # the port is ours, but nothing listens: a connect is refused until it opens

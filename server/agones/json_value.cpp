@@ -85,7 +85,7 @@ class Reader {
       skip_space();
       JsonValue v;
       if (!value(v, depth + 1)) return false;
-      out.members.emplace_back(std::move(name), std::move(v));
+      out.members.push_back({std::move(name), std::move(v)});
       skip_space();
       if (pos_ < text_.size() && text_[pos_] == ',') {
         ++pos_;

@@ -20,13 +20,17 @@ namespace shiftcast {
 
 inline constexpr int kMaxJsonDepth = 64;
 
+struct JsonMember;
+
 struct JsonValue {
   enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject };
   Kind kind = Kind::kNull;
   bool boolean = false;
   std::string text;              // a string's contents (unescaped), or a number's text as written
   std::vector<JsonValue> items;  // an array's elements
-  std::vector<std::pair<std::string, JsonValue>> members;  // an object's, in document order
+  // An object's, in document order. A struct of its own rather than std::pair: a pair of an incomplete
+  // type may not be instantiated (clang refuses what gcc lets pass).
+  std::vector<JsonMember> members;
 
   bool is_string() const { return kind == Kind::kString; }
   bool is_object() const { return kind == Kind::kObject; }
@@ -42,6 +46,11 @@ struct JsonValue {
       return v == nullptr ? nullptr : v->find(rest...);
     }
   }
+};
+
+struct JsonMember {
+  std::string name;
+  JsonValue value;
 };
 
 struct JsonParse {

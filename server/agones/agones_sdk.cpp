@@ -260,11 +260,15 @@ void AgonesSdk::schedule_beat(std::chrono::steady_clock::time_point now) {
 
 void AgonesSdk::open_watch() {
   if (halted_ || stopping_.load()) return;
-  auto self = shared_from_this();
+  // The watch is owned by this object (watch_), so its callbacks hold it weakly: a strong reference both
+  // ways would keep both alive for ever if the RPC threads stop before stop() has run on the strand.
+  std::weak_ptr<AgonesSdk> weak = weak_from_this();
   auto lines = std::make_shared<std::uint64_t>(0);
   watch_ = SdkWatch::open(
       strand_, sidecar_, "/watch/gameserver", std::chrono::milliseconds(settings_.call_timeout_ms),
-      [self, lines](std::string_view line) {
+      [weak, lines](std::string_view line) {
+        const std::shared_ptr<AgonesSdk> self = weak.lock();
+        if (!self) return;
         if ((*lines)++ == 0) {
           self->record("watch", SdkReply{true, 200, {}, {}});
           self->watch_backoff_ = std::chrono::milliseconds(self->settings_.retry_ms);
@@ -276,7 +280,9 @@ void AgonesSdk::open_watch() {
         }
         self->on_game_server(r.server);
       },
-      [self, lines](const std::string& reason) {
+      [weak, lines](const std::string& reason) {
+        const std::shared_ptr<AgonesSdk> self = weak.lock();
+        if (!self) return;
         self->watch_.reset();
         if (self->halted_ || self->stopping_.load()) return;
         if (*lines == 0) {

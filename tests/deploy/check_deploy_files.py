@@ -56,10 +56,14 @@ def dockerfile_facts(src):
     return exposed, int(health_port.group(1)) if health_port else None, binaries
 
 
-def start_standin(src, game_port):
+def start_standin(src, game_port, health):
+    """The stand-in with the GameServer's own health settings (a sanitized server takes seconds to load its
+    levels, as a real one may: that is what initialDelaySeconds is for)."""
     process = subprocess.Popen(
         ["/usr/bin/python3", os.path.join(src, "tests/server/agones/sidecar_standin.py"), "--game-port",
-         str(game_port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+         str(game_port), "--health-period-s", str(health["periodSeconds"]), "--failure-threshold",
+         str(health["failureThreshold"]), "--initial-delay-s", str(health["initialDelaySeconds"])],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     m = re.match(r"agones-standin sdk=(\d+) control=(\d+)", process.stdout.readline())
     if not m:
         process.kill()
@@ -190,7 +194,7 @@ def main():
     # The deploy config, run: under the stand-in, allocated with the example allocation's annotations.
     host_port = 47123  # what Agones' Dynamic port policy maps to the container's game port
     annotations = allocation["spec"]["metadata"]["annotations"]
-    standin, sdk_port, control = start_standin(src, host_port)
+    standin, sdk_port, control = start_standin(src, host_port, gameserver["spec"]["health"])
     try:
         with tempfile.TemporaryDirectory() as work:
             process, listening = start_server(src, build, config, work, sdk_port)

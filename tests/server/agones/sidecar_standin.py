@@ -98,6 +98,7 @@ class GameServer:
         self.health_failures = 0
         self.capacity = 0
         self.game_port = 0  # --game-port
+        self.initial_delay_s = 0.0  # --initial-delay-s
         self.players = []
         self.ignored = 0
         self.log = []
@@ -138,7 +139,7 @@ class GameServer:
                     "disabled": False,
                     "period_seconds": max(1, int(self.health_period_s)),
                     "failure_threshold": self.failure_threshold,
-                    "initial_delay_seconds": 0,
+                    "initial_delay_seconds": int(self.initial_delay_s),
                 }
             },
             "status": {
@@ -426,12 +427,15 @@ def main():
     parser.add_argument("--health-period-s", type=float, default=0.5)
     parser.add_argument("--failure-threshold", type=int, default=5)
     parser.add_argument("--no-player-tracking", action="store_true")
+    parser.add_argument("--initial-delay-s", type=float, default=0.0,
+                        help="health.initialDelaySeconds: no health failure is counted before it has passed")
     parser.add_argument("--game-port", type=int, default=0,
                         help="status.ports gets {name: game, port: N}, as Agones' Dynamic port policy fills it")
     args = parser.parse_args()
 
     gs = GameServer(args.health_period_s, args.failure_threshold, not args.no_player_tracking)
     gs.game_port = args.game_port
+    gs.initial_delay_s = args.initial_delay_s
     routes = SdkRoutes(gs)
     sdk = Server(("127.0.0.1", 0), make_sdk_handler(gs, routes), bind_and_activate=False)
     sdk.server_bind()  # the port is ours, but nothing listens: a connect is refused until it opens
@@ -445,7 +449,9 @@ def main():
             sdk.server_activate()
             threading.Thread(target=sdk.serve_forever, daemon=True).start()
             with gs.cond:
-                gs.health_last = time.monotonic()  # the health clock starts with the sidecar
+                # The health clock starts with the sidecar, after the GameServer's initialDelaySeconds (as
+                # sdkserver's initHealthLastUpdated does).
+                gs.health_last = time.monotonic() + gs.initial_delay_s
             opened.set()
 
             def checker():

@@ -151,7 +151,8 @@ std::string ServerProcess::stderr_text() const {
   return slurp(dir_ / "server.err");
 }
 
-std::string http_get(std::uint16_t port, const std::string& path, int* status) {
+std::string http_exchange(std::uint16_t port, const std::string& method, const std::string& path,
+                          const std::string& body, int* status) {
   if (status != nullptr) *status = 0;
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return {};
@@ -165,7 +166,10 @@ std::string http_get(std::uint16_t port, const std::string& path, int* status) {
     ::close(fd);
     return {};
   }
-  const std::string request = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+  std::string request = method + " " + path + " HTTP/1.1\r\nHost: localhost\r\n";
+  if (method != "GET" || !body.empty())
+    request += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+  request += "Connection: close\r\n\r\n" + body;
   ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
   std::string response;
   char buffer[65536];
@@ -176,10 +180,10 @@ std::string http_get(std::uint16_t port, const std::string& path, int* status) {
   }
   ::close(fd);
   int code = 0;
-  std::sscanf(response.c_str(), "HTTP/1.1 %d", &code);
+  std::sscanf(response.c_str(), "HTTP/1.%*d %d", &code);
   if (status != nullptr) *status = code;
-  const auto body = response.find("\r\n\r\n");
-  return body == std::string::npos ? std::string() : response.substr(body + 4);
+  const auto start = response.find("\r\n\r\n");
+  return start == std::string::npos ? std::string() : response.substr(start + 4);
 }
 
 double metric_value(const std::string& text, const std::string& series) {

@@ -53,8 +53,14 @@ class ServerProcess {
   std::filesystem::path dir_;
 };
 
+// One HTTP/1.1 exchange on loopback (Connection: close): the body, empty on failure; `status` (when given)
+// receives the status code, 0 without an answer. A body is sent as JSON with its length.
+std::string http_exchange(std::uint16_t port, const std::string& method, const std::string& path,
+                          const std::string& body, int* status = nullptr);
 // GET a path from the server's HTTP port: the body, empty on failure. `status` receives the status code.
-std::string http_get(std::uint16_t port, const std::string& path, int* status = nullptr);
+inline std::string http_get(std::uint16_t port, const std::string& path, int* status = nullptr) {
+  return http_exchange(port, "GET", path, "", status);
+}
 // The value of one Prometheus series in a /metrics text (e.g. `shiftcast_rejected_total{channel="udp",
 // reason="token_expired"}`), 0 when absent.
 double metric_value(const std::string& metrics_text, const std::string& series);

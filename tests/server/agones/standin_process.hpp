@@ -27,39 +27,6 @@
 
 namespace shiftcast {
 
-// One HTTP/1.1 exchange on loopback (Connection: close); the body, `status` the code (0: no answer).
-inline std::string http_exchange(std::uint16_t port, const std::string& method, const std::string& path,
-                                 const std::string& body, int* status) {
-  *status = 0;
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return {};
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  timeval tv{10, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return {};
-  }
-  const std::string request = method + " " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: " +
-                              "application/json\r\nContent-Length: " + std::to_string(body.size()) +
-                              "\r\nConnection: close\r\n\r\n" + body;
-  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
-  std::string response;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-    if (n <= 0) break;
-    response.append(buffer, std::size_t(n));
-  }
-  ::close(fd);
-  std::sscanf(response.c_str(), "HTTP/1.%*d %d", status);
-  const auto start = response.find("\r\n\r\n");
-  return start == std::string::npos ? std::string() : response.substr(start + 4);
-}
-
 class StandinProcess {
  public:
   ~StandinProcess() { stop(); }

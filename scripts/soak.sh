@@ -25,7 +25,8 @@
 #                    built there when missing)
 #   --profile FILE   the churn profile (default configs/load/soak.toml; CI: configs/load/soak-short.toml)
 #   --out DIR        samples (rss.tsv), the simulator's report, the server's log, verdict.txt
-#   --port-base P    udp P, rpc P+1, http P+2 (default 41000, away from a development server's 40000)
+#   --port-base P    udp P, rpc P+1, http P+2 (default: the first free three from 41000, away from a
+#                    development server's 40000 and from another soak running beside this one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/server.sh
@@ -35,7 +36,7 @@ clients=512
 build=build-sanitize
 sim_build=build
 profile=configs/load/soak.toml
-port_base=41000
+port_base=
 out=build/soak
 sample_interval=10
 while [ $# -gt 0 ]; do
@@ -52,6 +53,8 @@ while [ $# -gt 0 ]; do
     *) echo "soak.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
   esac
 done
+
+[ -n "$port_base" ] || port_base=$(free_port_base 41000)
 
 matches=$(( (clients + 31) / 32 ))
 [ "$matches" -ge 2 ] || matches=2

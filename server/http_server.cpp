@@ -39,11 +39,11 @@ bool is_parse_error(const beast::error_code& ec) {
 }
 
 // The cross-channel view of the same refusals (shiftcast_rejected_total{channel="http"}); an accept
-// error is the server's own trouble, not a peer's refusal.
+// error is the server's own trouble, not a peer's refusal, and a kept-alive connection that sends nothing
+// more is how every browser and scraper leaves (counted in shiftcast_http_closed_total alone).
 std::optional<wire::ErrorCode> rejection_code(HttpClose reason) {
   switch (reason) {
     case HttpClose::kRequestTimeout:
-    case HttpClose::kIdleTimeout:
     case HttpClose::kWriteTimeout:
       return wire::ErrorCode::Timeout;
     case HttpClose::kEvictedIdle:
@@ -62,6 +62,7 @@ std::optional<wire::ErrorCode> rejection_code(HttpClose reason) {
       return wire::ErrorCode::TooManyConnections;
     case HttpClose::kBadParameter:
       return wire::ErrorCode::BadArgument;
+    case HttpClose::kIdleTimeout:
     case HttpClose::kAcceptError:
     case HttpClose::kCount:
       break;
@@ -135,6 +136,7 @@ struct HttpServer::State {
     } else {
       spdlog::debug("http: {} from {}", to_string(reason), peer);
     }
+    if (routes.on_close) routes.on_close(reason);
   }
 
   net::strand<net::io_context::executor_type> strand;

@@ -69,6 +69,9 @@ struct HttpRoutes {
   // once and returns nothing; the connection is then the handler's (no longer in the server's table).
   std::function<std::optional<HttpPage>(const HttpRequestView&, const std::function<HttpUpgrade()>& take)>
       upgrade;
+  // Told of every close, refusal and error response the server counts, after counting it (on the
+  // server's strand: must not block). Lets an embedder log or a test wait for an event instead of a time.
+  std::function<void(HttpClose)> on_close;
 };
 
 // Bodies of requests are never used; headers plus body beyond this is a bad request (413).

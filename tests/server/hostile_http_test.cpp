@@ -17,13 +17,15 @@
 
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <boost/asio/io_context.hpp>
 #include <chrono>
+#include <condition_variable>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "server/config/server_config.hpp"
@@ -140,6 +142,11 @@ class HostileHttp : public ::testing::Test {
     HttpRoutes routes;
     routes.metrics = [this] { return metrics_.render(); };
     routes.ready = [] { return true; };
+    routes.on_close = [this](HttpClose reason) {
+      const std::lock_guard lock(close_mutex_);
+      ++close_events_[std::size_t(reason)];
+      close_changed_.notify_all();
+    };
     server_.emplace(io_, "127.0.0.1", 0, routes, limits, &metrics_);
     ASSERT_EQ(server_->start(), "");
     runner_ = std::async(std::launch::async, [this] { io_.run(); });
@@ -155,6 +162,13 @@ class HostileHttp : public ::testing::Test {
   }
   std::uint16_t port() const { return server_->port(); }
   std::uint64_t closed(HttpClose reason) const { return server_->closed(reason); }
+  // Waits (without spending CPU) until the server has counted `count` closes for `reason`; false after
+  // kTestTimeout.
+  bool wait_for_closes(HttpClose reason, std::uint64_t count) {
+    std::unique_lock lock(close_mutex_);
+    return close_changed_.wait_for(lock, kTestTimeout,
+                                   [&] { return close_events_[std::size_t(reason)] >= count; });
+  }
 
   // `count` kept-alive connections from `sources` addresses in turn, each having had one answer.
   std::vector<std::unique_ptr<RawClient>> idle_flood(int count, int sources) {
@@ -167,6 +181,9 @@ class HostileHttp : public ::testing::Test {
   }
 
   MetricsRegistry metrics_;
+  std::mutex close_mutex_;
+  std::condition_variable close_changed_;
+  std::array<std::uint64_t, kHttpCloseReasons> close_events_{};  // under close_mutex_
   boost::asio::io_context io_;
   std::optional<HttpServer> server_;
   std::future<void> runner_;
@@ -230,6 +247,11 @@ TEST_F(HostileHttp, SlowHeadersAndIdleConnectionsAreClosedAtTheirTimeouts) {
   ASSERT_TRUE(is_status(probe.get("/healthz"), 200));
   EXPECT_EQ(closed(HttpClose::kRequestTimeout), std::uint64_t(kSlow) + 1);  // the silent one too
   EXPECT_EQ(closed(HttpClose::kIdleTimeout), 1u);
+  // A kept-alive connection that ends quietly is how browsers and scrapers leave: counted as a close, not
+  // as a refusal (the dashboard plots shiftcast_rejected_total), unlike the slow and the silent ones.
+  const std::string text = metrics_.render();
+  EXPECT_EQ(metric_value(text, "shiftcast_http_closed_total{reason=\"idle_timeout\"}"), 1);
+  EXPECT_EQ(metric_value(text, "shiftcast_rejected_total{channel=\"http\",reason=\"timeout\"}"), kSlow + 1);
 }
 
 TEST_F(HostileHttp, OneSourceHoldsAtMostItsShare) {
@@ -321,20 +343,25 @@ TEST_F(HostileHttp, AcceptFailingWithEmfileBacksOffInsteadOfSpinning) {
   // UBSan's first check of a type's vptr needs a descriptor (it probes memory through a pipe): format
   // one log line the way the server's accept-error warning does, while there are descriptors.
   spdlog::warn("hostile test: exhausting descriptors ({}); retrying in {} ms", "EMFILE", 10);
+  // Four failed accepts, waited for as events: backing off from 10 ms and doubling, they cannot come in
+  // less than 10 + 20 + 40 ms after the first, nor cost CPU meanwhile; the old loop spun a core and would
+  // count four in microseconds.
+  constexpr std::uint64_t kErrors = 4;
   double cpu = 0;
+  std::chrono::steady_clock::duration between{};
   {
     DescriptorsExhausted exhausted;
     ASSERT_TRUE(exhausted.ok());
     ASSERT_TRUE(client.connect_to(port()));  // the kernel completes it; the server's accept() fails
+    ASSERT_TRUE(wait_for_closes(HttpClose::kAcceptError, 1));
+    const auto first = std::chrono::steady_clock::now();
     const double cpu_before = process_cpu_seconds();
-    std::this_thread::sleep_for(300ms);  // the window observed: a real-time wait, bounded and short
+    ASSERT_TRUE(wait_for_closes(HttpClose::kAcceptError, kErrors));
     cpu = process_cpu_seconds() - cpu_before;
+    between = std::chrono::steady_clock::now() - first;
   }
-  // Backing off from 10 ms, doubling: about five tries in 300 ms, where the old loop spun a core.
-  const std::uint64_t errors = closed(HttpClose::kAcceptError);
-  EXPECT_GE(errors, 1u);
-  EXPECT_LE(errors, 8u);
-  EXPECT_LT(cpu, 0.1) << "the accept loop used " << cpu << " s of CPU in 300 ms";
+  EXPECT_GE(between, 70ms) << "failed accepts retried without backing off";
+  EXPECT_LT(cpu, 0.05) << "the accept loop used " << cpu << " s of CPU between its first and fourth try";
   // Descriptors back: the waiting connection is accepted at the next try and served.
   EXPECT_TRUE(is_status(client.get("/healthz"), 200));
 }

@@ -188,6 +188,29 @@ std::string row(std::string_view name, const std::string& value) {
   return fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", escape(name), escape(value));
 }
 
+// Several servers: one row per server, judged alone (SimServerRow), so the server that missed is named.
+std::string servers_table(const SimReport& r) {
+  std::string out =
+      "<h2>Per server</h2>\n<table id=\"servers\">\n<tr><th>server</th><th>matches</th><th>clients "
+      "(failed)</th><th>input&rarr;ack p99</th><th>events lost</th><th>prediction p99</th><th>tick "
+      "p99</th><th>CPU</th><th>invariant violations</th><th>budgets</th></tr>\n";
+  for (const SimServerRow& s : r.servers) {
+    std::string verdict = !s.judged ? "not judged (no match placed)" : s.budgets_met ? "met" : "missed: ";
+    for (std::size_t i = 0; s.judged && i < s.budgets_missed.size(); ++i)
+      verdict += (i == 0 ? "" : ", ") + s.budgets_missed[i];
+    const std::string server_side =
+        s.server_metrics_ok ? "" : " (no /metrics: " + s.server_metrics_error + ")";
+    out += fmt::format(
+        "<tr data-server=\"{}\" data-met=\"{}\"><td>{}{}</td><td>{}</td><td>{} ({})</td><td>{} ms ({} "
+        "ticks)</td><td>{}</td><td>{} units</td><td>{} ms</td><td>{}%</td><td>{}</td><td>{}</td></tr>\n",
+        escape(s.server), s.budgets_met ? "true" : "false", escape(s.server), escape(server_side), s.matches,
+        s.clients, s.clients_failed, number(s.input_ack_ms.p99), number(s.input_ack_p99_ticks), s.events_lost,
+        number(s.movement_error.p99), number(s.server_tick_ms.p99), number(s.server_cpu_percent),
+        s.invariant_violations, escape(verdict));
+  }
+  return out + "</table>\n";
+}
+
 constexpr std::string_view kStyle = R"(
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px auto; max-width: 760px; color: #222; }
 h1 { font-size: 20px; } figure { margin: 16px 0; } figcaption { font-weight: 600; margin-bottom: 4px; }
@@ -199,6 +222,7 @@ svg { width: 100%; height: auto; background: #fff; border: 1px solid #ddd; }
 #verdict[data-met="true"] { background: #e4f4e4; color: #1d6b1d; }
 #verdict[data-met="false"] { background: #fbe3e3; color: #9b1c1c; }
 table { border-collapse: collapse; } th { text-align: left; padding-right: 16px; font-weight: 500; }
+h2 { font-size: 16px; } #servers td { padding-right: 12px; } #servers tr[data-met="false"] td { color: #9b1c1c; }
 )";
 
 }  // namespace
@@ -242,6 +266,7 @@ std::string report_html(const SimReport& r, std::span<const TimelinePoint> timel
                                 number(r.server_tick_ms.p99), r.server_late_ticks, r.invariant_violations,
                                 number(r.server_cpu_percent), number(r.server_cpu_percent_per_player)));
   out += "</table>\n";
+  if (r.servers.size() > 1) out += servers_table(r);
 
   Series connected{"connected", "#3b6ea8", {}, {}}, failed{"failed", "#c44", {}, {}};
   Series tick{"p99", "#6a3d9a", {}, {}};

@@ -19,7 +19,8 @@ namespace shiftcast {
 // `run` supplies the raw samples the histograms count (its clients' input-to-ack and prediction error).
 // Every chart is an <svg> with a data-chart attribute naming it (clients, server_tick, input_ack,
 // bandwidth, rpc, input_ack_histogram, prediction_error_histogram); the verdict is the element with
-// id "verdict" and a data-met attribute of "true" or "false".
+// id "verdict" and a data-met attribute of "true" or "false". A run over several servers adds the table
+// with id "servers": a row per server (data-server its HOST:RPC_PORT:HTTP_PORT, data-met its own verdict).
 std::string report_html(const SimReport& report, std::span<const TimelinePoint> timeline,
                         const SimRunResult& run);
 

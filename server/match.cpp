@@ -7,6 +7,7 @@
 #include "protocol/envelope.hpp"
 #include "protocol/snapshot_delta.hpp"
 #include "server/own_state_wire.hpp"
+#include "server/snapshot_world.hpp"
 #include "server/udp_endpoint.hpp"
 #include "world/level/level.hpp"
 
@@ -265,13 +266,7 @@ void Match::send_frames() {
   if (clients_.empty()) return;
   const Simulation& sim = scene_->simulation();
   auto world = std::make_shared<SnapshotState>();
-  world->reserve(sim.entities().size());
-  for (const Entity& e : sim.entities()) {
-    const auto kind = static_cast<std::uint8_t>(e.kind);
-    world->emplace_back(
-        e.id, kind, std::uint8_t(e.asleep ? 1 : 0), quantize_entity_yaw(e.pose.yaw, kind),
-        quantize_position(wire::Vec3f(e.pose.position.x, e.pose.position.y, e.pose.position.z)));
-  }
+  quantize_world(sim.entities(), *world);
   world_ = std::move(world);
   const bool filter = interest_.enabled();
   if (filter) interest_.begin_snapshot(sim.entities(), float(snapshot_every_) / float(settings_.tick_rate));

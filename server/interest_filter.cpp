@@ -113,8 +113,9 @@ bool InterestFilter::in_sight(const InterestViewer& viewer, bool eye_in_solid, c
     // through the tree only when it no longer crosses that brush.
     for (int s = 0; s < kSightSamples && !seen; ++s) {
       const Vec3 point = sight_sample(c.sight_box, s);
-      if (brush_blocks(*tree_, was->blockers[s], viewer.eye, point)) continue;
+      if (brush_blocks(*tree_, was->blockers[s], viewer.eye, point, &next.deep_t[s])) continue;
       ++segments;
+      next.deep_t[s] = -1;  // a new blocker, or none
       if (sees(*tree_, viewer.eye, point, &next.blockers[s])) {
         seen = true;
         next.sample = static_cast<std::uint8_t>(s);
@@ -126,6 +127,7 @@ bool InterestFilter::in_sight(const InterestViewer& viewer, bool eye_in_solid, c
     segments = look.segments;
     next.sample = static_cast<std::uint8_t>(look.sample);
     std::copy(std::begin(look.blockers), std::end(look.blockers), std::begin(next.blockers));
+    std::fill(std::begin(next.deep_t), std::end(next.deep_t), -1.0f);
   }
   next.hidden = !seen;
   if (seen) next.until = snapshot_ + hold_snapshots_;

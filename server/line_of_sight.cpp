@@ -20,16 +20,27 @@ bool sees(const BspTree& tree, Vec3 eye, Vec3 point, std::int32_t* blocker) {
   return r.start_solid || !r.hit;
 }
 
-bool brush_blocks(const BspTree& tree, std::int32_t brush, Vec3 eye, Vec3 point) {
+bool brush_blocks(const BspTree& tree, std::int32_t brush, Vec3 eye, Vec3 point, float* deep_t) {
   const BrushTopology& topo = tree.topology();
   if (brush < 0 || brush >= topo.size()) return false;
   const std::span<const Planed> faces = topo.faces(topo.brush(brush));
   // Each face's distance at the eye and its rate along the segment, kept for the depth test below.
   constexpr std::size_t kMaxFaces = 64;
   if (faces.empty() || faces.size() > kMaxFaces) return false;
+  const Vec3d e = to_double(eye), w = to_double(point) - e;
+  if (deep_t != nullptr && *deep_t >= 0 && *deep_t <= 1) {
+    // Deep at the remembered parameter, with the eye outside: any point that deep will do.
+    const double t = *deep_t;
+    bool eye_outside = false, deep = true;
+    for (std::size_t i = 0; i < faces.size() && deep; ++i) {
+      const double d0 = faces[i].distance(e);
+      eye_outside = eye_outside || d0 >= 0;
+      deep = -(d0 + dot(faces[i].normal, w) * t) >= kSightCacheDepth;
+    }
+    if (deep && eye_outside) return true;
+  }
   double start[kMaxFaces], rate[kMaxFaces];
   // Cyrus-Beck: the part of the segment e + t (p - e), t in [0, 1], behind every face.
-  const Vec3d e = to_double(eye), w = to_double(point) - e;
   double t0 = 0, t1 = 1;
   bool eye_inside = true;
   for (std::size_t i = 0; i < faces.size(); ++i) {
@@ -51,6 +62,7 @@ bool brush_blocks(const BspTree& tree, std::int32_t brush, Vec3 eye, Vec3 point)
   const double tm = (t0 + t1) * 0.5;
   for (std::size_t i = 0; i < faces.size(); ++i)
     if (-(start[i] + rate[i] * tm) < kSightCacheDepth) return false;
+  if (deep_t != nullptr) *deep_t = float(tm);
   return true;
 }
 

@@ -55,7 +55,11 @@ bool sees(const BspTree& tree, Vec3 eye, Vec3 point, std::int32_t* blocker = nul
 
 // The segment passes through brush `brush` at least kSightCacheDepth deep, and `eye` is outside it: a
 // trace from an eye outside solid then certainly hits (this brush or one before it). False says nothing.
-bool brush_blocks(const BspTree& tree, std::int32_t brush, Vec3 eye, Vec3 point);
+// `deep_t`, when given, is where along the segment (0 at the eye, 1 at the point) it was deep last time,
+// or negative: that parameter is tried first (one pass over the faces, no division: a segment that moved
+// a little is mostly still deep there), then the middle of the part inside the brush, which is written
+// back when it is deep enough.
+bool brush_blocks(const BspTree& tree, std::int32_t brush, Vec3 eye, Vec3 point, float* deep_t = nullptr);
 
 struct SightLook {
   bool seen = false;
@@ -80,6 +84,7 @@ class SightMemory {
     std::uint8_t sample = 0;  // last clear sample; hidden: the first to try when the cache fails
     bool hidden = false;      // the last look found it hidden: `blockers` are that look's brushes
     std::int32_t blockers[kSightSamples] = {};
+    float deep_t[kSightSamples] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};  // brush_blocks' deep_t, per sample
   };
 
   // Read during a select: the entry for `target`, or null. Targets must be asked in ascending order.

@@ -137,6 +137,60 @@ TEST(LineOfSight, AgreesWithASlabTestOnRandomBlocks) {
   EXPECT_GT(eyes_in_solid, 50u);
 }
 
+// The occluder cache's test, from any remembered parameter (a random one, its own from the last call, or
+// none): it only ever says "blocked" where the slab oracle says the segment enters a block with the eye
+// outside every block, and from its own parameter of a segment moved a little it confirms what the middle
+// test confirmed.
+TEST(LineOfSight, TheCachedBlockerIsOnlyConfirmedWhereTheSegmentIsBlocked) {
+  std::mt19937 rng(43);
+  std::uniform_real_distribution<float> xy(-1000, 1000), z(-40, 240), size(20, 300), height(40, 250);
+  std::uniform_real_distribution<float> any_t(-0.5f, 1.5f), nudge(-6, 6);
+  std::vector<Box> blocks;
+  for (int i = 0; i < 14; ++i) {
+    const Vec3 lo{xy(rng), xy(rng), 0};
+    blocks.push_back({lo, {lo.x + size(rng), lo.y + size(rng) * 0.3f, height(rng)}});
+  }
+  const std::vector<Box> boxes = room_boxes(blocks);
+  const BspTree tree = room_tree(blocks);
+  std::size_t confirmed = 0, confirmed_moved = 0, from_memory = 0;
+  for (int n = 0; n < 20000; ++n) {
+    const Vec3 eye{xy(rng), xy(rng), z(rng)}, point{xy(rng), xy(rng), z(rng)};
+    std::int32_t blocker = kNoBrush;
+    const bool seen = sees(tree, eye, point, &blocker);
+    if (seen || blocker == kNoBrush) continue;
+    float t = any_t(rng);
+    const bool eye_free =
+        std::none_of(boxes.begin(), boxes.end(), [&](const Box& b) { return strictly_inside(eye, b); });
+    if (brush_blocks(tree, blocker, eye, point, &t)) {
+      ++confirmed;
+      ASSERT_TRUE(eye_free) << "pair " << n;  // the tree said hidden, so the eye is outside solid
+      ASSERT_FALSE(oracle_sees(boxes, eye, point)) << "pair " << n;
+      ASSERT_TRUE(t >= 0 && t <= 1) << "pair " << n;
+    }
+    // The same blocker for the segment moved a few units, from the parameter just remembered.
+    const Vec3 eye2 = eye + Vec3{nudge(rng), nudge(rng), nudge(rng)};
+    const Vec3 point2 = point + Vec3{nudge(rng), nudge(rng), nudge(rng)};
+    float middle_only = -1;
+    const bool by_middle = brush_blocks(tree, blocker, eye2, point2, &middle_only);
+    const float remembered = t;
+    const bool by_memory = brush_blocks(tree, blocker, eye2, point2, &t);
+    // An eye in another block sees everything (the filter never asks the cache then): only an eye
+    // outside solid is judged.
+    const bool eye2_free =
+        std::none_of(boxes.begin(), boxes.end(), [&](const Box& b) { return strictly_inside(eye2, b); });
+    if (by_memory && eye2_free) {
+      ++confirmed_moved;
+      ASSERT_FALSE(oracle_sees(boxes, eye2, point2)) << "moved pair " << n;
+      from_memory += t == remembered ? 1 : 0;
+    }
+    // The remembered parameter only adds confirmations: whatever the middle confirms, it confirms.
+    EXPECT_TRUE(!by_middle || by_memory) << "moved pair " << n;
+  }
+  EXPECT_GT(confirmed, 2000u);
+  EXPECT_GT(confirmed_moved, 2000u);
+  EXPECT_GT(from_memory, 1000u);  // the one-pass test answered most of them
+}
+
 Entity player(EntityId id, Vec3 feet) {
   Entity e;
   e.id = id;

@@ -1,8 +1,7 @@
 #include "client-sim/sim_report.hpp"
 
 #include "client-sim/churn_report.hpp"
-
-#include <spdlog/fmt/fmt.h>
+#include "server/config/json_text.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -12,53 +11,6 @@
 
 namespace shiftcast {
 namespace {
-
-// The length of the valid UTF-8 sequence at s[i], 0 if the bytes there are not one.
-std::size_t utf8_sequence(std::string_view s, std::size_t i) {
-  auto byte = [&](std::size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
-  auto continuation = [&](std::size_t k) { return (byte(k) & 0xC0u) == 0x80u; };
-  unsigned c = byte(i);
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return continuation(i + 1) ? 2 : 0;
-  // The second byte's range excludes overlong forms, surrogates and code points above U+10FFFF.
-  unsigned low = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
-  unsigned high = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
-  unsigned second = byte(i + 1);
-  if (second < low || second > high) return 0;
-  if (c >= 0xE0 && c <= 0xEF) return continuation(i + 2) ? 3 : 0;
-  if (c >= 0xF0 && c <= 0xF4) return continuation(i + 2) && continuation(i + 3) ? 4 : 0;
-  return 0;
-}
-
-// Quoted and escaped; invalid UTF-8 (a failure reason may quote a peer's bytes) becomes U+FFFD.
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (std::size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    std::size_t length = utf8_sequence(s, i);
-    if (length == 0) {
-      out += "\\ufffd";
-      ++i;
-      continue;
-    }
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7F) {
-      out += fmt::format("\\u{:04x}", c);
-    } else {
-      out.append(s.substr(i, length));
-    }
-    i += length;
-  }
-  return out + "\"";
-}
 
 // Shortest text that reads back to the same double; null for NaN and infinities (JSON has neither).
 std::string json_number(double v) {
@@ -105,7 +57,7 @@ class JsonWriter {
   void strings(std::string_view key, const std::vector<std::string>& items) {
     open(key, '[');
     for (const std::string& item : items)
-      value({}, json_string(item));
+      value({}, json_quoted(item));
     close(']');
   }
   void link(std::string_view key, const LinkCounters& c) {
@@ -131,7 +83,7 @@ class JsonWriter {
     if (has_items_.back()) out_ += ',';
     has_items_.back() = true;
     newline();
-    if (!key.empty()) out_ += json_string(key) + ": ";
+    if (!key.empty()) out_ += json_quoted(key) + ": ";
   }
   std::string out_;
   std::vector<bool> has_items_;
@@ -147,7 +99,7 @@ std::string report_json(const SimReport& r) {
   w.value("tick_rate", json_number(r.tick_rate));
   w.value("snapshot_rate", json_number(r.snapshot_rate));
   w.value("snapshot_rate_expected", json_number(r.snapshot_rate_expected));
-  w.value("level", json_string(r.level));
+  w.value("level", json_quoted(r.level));
   w.value("clients", json_number(r.clients));
   w.value("clients_connected", json_number(r.clients_connected));
   w.value("clients_failed", json_number(r.clients_failed));
@@ -161,7 +113,7 @@ std::string report_json(const SimReport& r) {
   w.value("input_ack_p99_ticks", json_number(r.input_ack_p99_ticks));
   w.value("input_ack_budget_ticks", json_number(r.input_ack_budget_ticks));
   w.open("network", '{');
-  w.value("conditions", json_string(r.network));
+  w.value("conditions", json_quoted(r.network));
   w.value("round_trip_ms", json_number(r.round_trip_ms));
   w.link("up", r.link_up);
   w.link("down", r.link_down);
@@ -194,7 +146,7 @@ std::string report_json(const SimReport& r) {
   w.value("snapshot_continuity_violations", json_number(r.snapshot_continuity_violations));
   w.percentiles("movement_error", r.movement_error, true);
   w.value("server_metrics_ok", r.server_metrics_ok ? "true" : "false");
-  w.value("server_metrics_error", json_string(r.server_metrics_error));
+  w.value("server_metrics_error", json_quoted(r.server_metrics_error));
   w.percentiles("server_tick_ms", r.server_tick_ms);
   w.value("server_late_ticks", json_number(r.server_late_ticks));
   w.value("invariant_violations", json_number(r.invariant_violations));
@@ -211,11 +163,11 @@ std::string report_json(const SimReport& r) {
   w.value("budgets_met", r.budgets_met ? "true" : "false");
   w.strings("budgets_missed", r.budgets_missed);
   // Last, so the totals above are the first of each name (scripts that search the text find them).
-  w.value("placement", json_string(r.placement));
+  w.value("placement", json_quoted(r.placement));
   w.open("servers", '[');
   for (const SimServerRow& s : r.servers) {
     w.open({}, '{');
-    w.value("server", json_string(s.server));
+    w.value("server", json_quoted(s.server));
     w.value("matches", json_number(s.matches));
     w.value("matches_seen", json_number(s.matches_seen));
     w.value("clients", json_number(s.clients));
@@ -228,7 +180,7 @@ std::string report_json(const SimReport& r) {
     w.value("snapshot_rate_achieved", json_number(s.snapshot_rate_achieved));
     w.percentiles("movement_error", s.movement_error, true);
     w.value("server_metrics_ok", s.server_metrics_ok ? "true" : "false");
-    w.value("server_metrics_error", json_string(s.server_metrics_error));
+    w.value("server_metrics_error", json_quoted(s.server_metrics_error));
     w.percentiles("server_tick_ms", s.server_tick_ms);
     w.value("server_late_ticks", json_number(s.server_late_ticks));
     w.value("invariant_violations", json_number(s.invariant_violations));

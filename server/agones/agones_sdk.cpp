@@ -9,8 +9,8 @@
 
 #include "server/agones/allocation_settings.hpp"
 #include "server/agones/game_server.hpp"
-#include "server/agones/json_value.hpp"
-#include "server/spectator/json_text.hpp"
+#include "server/config/json_text.hpp"
+#include "server/config/json_value.hpp"
 
 namespace shiftcast {
 

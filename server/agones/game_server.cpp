@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "server/agones/json_value.hpp"
+#include "server/config/json_value.hpp"
 
 namespace shiftcast {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "server/spectator/json_text.hpp"
+#include "server/config/json_text.hpp"
 #include "world/level/level_slice.hpp"
 
 namespace shiftcast {

@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include "server/config/json_text.hpp"
 #include "server/metrics.hpp"
-#include "server/spectator/json_text.hpp"
 #include "server/spectator/shot_log.hpp"
 #include "server/spectator/spectator_frame.hpp"
 

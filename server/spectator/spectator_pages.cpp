@@ -8,9 +8,9 @@
 #include <cmath>
 #include <map>
 
+#include "server/config/json_text.hpp"
 #include "server/hosted_level.hpp"
 #include "server/metrics.hpp"
-#include "server/spectator/json_text.hpp"
 #include "server/spectator/page_assets.hpp"
 #include "server/spectator/spectator_feed.hpp"
 

@@ -2,14 +2,15 @@
 // its own scrapes (figures worked by hand here), the total over everyone against the summed scrapes, a
 // budget missed on one server alone failing the run though the total holds it, a server given no match
 // listed but not judged, the one-server report unchanged but for its one row; the JSON's servers array
-// read back by a strict reader, and the table's per-server section.
+// read back by the strict reader (parse_json), and the table's per-server section.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "client-sim/sim_report.hpp"
-#include "tests/support/json_reader.hpp"
+#include "server/config/json_value.hpp"
 
 namespace shiftcast {
 namespace {
@@ -219,27 +220,32 @@ TEST(ReportServers, OneServerKeepsTheSingleServerReportAndGainsItsRow) {
 TEST(ReportServers, JsonCarriesEveryServerRowAfterTheTotals) {
   const SimReport r = make_report(two_servers(), split_run(), kBefore, kAfter);
   const std::string text = report_json(r);
-  const Json json = JsonReader(text).document();
-  EXPECT_EQ(json["clients"].number, 4);  // the totals keep their names
-  EXPECT_FALSE(json["budgets_met"].boolean);
-  EXPECT_EQ(json["placement"].string, "round-robin");
-  const Json& servers = json["servers"];
-  ASSERT_EQ(servers.kind, Json::Kind::kArray);
+  const JsonParse p = parse_json(text);
+  ASSERT_TRUE(p.ok()) << p.error;
+  const JsonValue& json = p.value;
+  EXPECT_EQ(json["clients"].as_number(), 4);  // the totals keep their names
+  EXPECT_EQ(json["budgets_met"].as_bool(), false);
+  EXPECT_EQ(json["placement"].as_string(), "round-robin");
+  const JsonValue& servers = json["servers"];
+  ASSERT_TRUE(servers.is_array());
   ASSERT_EQ(servers.items.size(), 2u);
   for (std::size_t s = 0; s < 2; ++s) {
-    const Json& row = servers.items[s];
-    EXPECT_EQ(row["server"].string, r.servers[s].server);
-    EXPECT_EQ(row["matches"].number, 1);
-    EXPECT_EQ(row["matches_seen"].number, 1);
-    EXPECT_EQ(row["clients"].number, 2);
-    EXPECT_EQ(row["clients_connected"].number, 2);
-    EXPECT_EQ(row["clients_failed"].number, 0);
-    EXPECT_EQ(row["events_lost"].number, 0);
-    EXPECT_EQ(row["invariant_violations"].number, 0);
-    EXPECT_EQ(row["server_tick_ms"]["count"].number, 100);
-    EXPECT_EQ(row["input_ack_ms"]["count"].number, double(r.servers[s].input_ack_ms.count));
-    EXPECT_DOUBLE_EQ(row["server_cpu_percent"].number, r.servers[s].server_cpu_percent);
-    EXPECT_EQ(row["budgets_met"].boolean, s == 0);
+    const JsonValue& row = servers.items[s];
+    EXPECT_EQ(row["server"].as_string(), r.servers[s].server);
+    EXPECT_EQ(row["matches"].as_number(), 1);
+    EXPECT_EQ(row["matches_seen"].as_number(), 1);
+    EXPECT_EQ(row["clients"].as_number(), 2);
+    EXPECT_EQ(row["clients_connected"].as_number(), 2);
+    EXPECT_EQ(row["clients_failed"].as_number(), 0);
+    EXPECT_EQ(row["events_lost"].as_number(), 0);
+    EXPECT_EQ(row["invariant_violations"].as_number(), 0);
+    EXPECT_EQ(row["server_tick_ms"]["count"].as_number(), 100);
+    EXPECT_EQ(row["input_ack_ms"]["count"].as_number(), double(r.servers[s].input_ack_ms.count));
+    const std::optional<double> cpu = row["server_cpu_percent"].as_number();
+    ASSERT_TRUE(cpu.has_value());
+    EXPECT_DOUBLE_EQ(*cpu, r.servers[s].server_cpu_percent);
+    EXPECT_EQ(row["budgets_met"].as_bool(), s == 0);
+    ASSERT_TRUE(row["budgets_missed"].is_array());
     EXPECT_EQ(row["budgets_missed"].items.size(), s == 0 ? 0u : 1u);
   }
   // Scripts that search the text for a key find the total first.

@@ -1,8 +1,8 @@
 // shiftcast-sim across three real servers, as CI runs it: three shiftcast-server processes on loopback on
 // their own free ports, the real load tester as a process (--servers, 3 matches of 4 bots, 3 seconds),
-// its JSON report read back by a strict reader. Oracles: each server's own counters after the run (it
-// answered one CreateMatch and four IssueConnectToken calls, received the clients' datagrams and their
-// raycasts), the per-server rows against them and the totals against the rows; least-loaded placement
+// its JSON report read back by the strict reader (parse_json). Oracles: each server's own counters after the
+// run (it answered one CreateMatch and four IssueConnectToken calls, received the clients' datagrams and
+// their raycasts), the per-server rows against them and the totals against the rows; least-loaded placement
 // against a server that hosts more matches of its own than the others; and a dead server address
 // (no metrics, or no RPC behind live metrics) makes the run fail with that address in the reason.
 #include <gtest/gtest.h>
@@ -17,11 +17,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "tests/support/json_reader.hpp"
+#include "server/config/json_value.hpp"
 #include "tests/support/rpc_test_client.hpp"
 #include "tests/support/server_process.hpp"
 
@@ -112,51 +113,60 @@ class SimMultiServerTest : public ::testing::Test {
 TEST_F(SimMultiServerTest, OneLoadSpreadsOverThreeServersAndIsJudgedPerServerAndInTotal) {
   const SimRun run = sim(address(0) + "," + address(1) + "," + address(2), "load");
   ASSERT_FALSE(run.json.empty()) << "exit " << run.status << "\n" << run.err;
-  const Json report = JsonReader(run.json).document();
+  const JsonParse parsed = parse_json(run.json);
+  ASSERT_TRUE(parsed.ok()) << parsed.error;
+  const JsonValue& report = parsed.value;
+  // For sums: a missing number poisons them, so the totals' checks below fail.
+  auto number = [](const JsonValue& v) {
+    return v.as_number().value_or(std::numeric_limits<double>::quiet_NaN());
+  };
 
   // The totals keep the single-server fields.
-  EXPECT_EQ(report["matches"].number, 3);
-  EXPECT_EQ(report["clients"].number, kServers * kClientsPerMatch);
-  EXPECT_EQ(report["clients_connected"].number, kServers * kClientsPerMatch);
-  EXPECT_EQ(report["clients_failed"].number, 0);
-  EXPECT_EQ(report["events_lost"].number, 0);
-  EXPECT_EQ(report["rpc_errors"].number, 0);  // every shot went to the server hosting its match
-  EXPECT_TRUE(report["server_metrics_ok"].boolean);
-  EXPECT_EQ(report["placement"].string, "round-robin");
+  EXPECT_EQ(report["matches"].as_number(), 3);
+  EXPECT_EQ(report["clients"].as_number(), kServers * kClientsPerMatch);
+  EXPECT_EQ(report["clients_connected"].as_number(), kServers * kClientsPerMatch);
+  EXPECT_EQ(report["clients_failed"].as_number(), 0);
+  EXPECT_EQ(report["events_lost"].as_number(), 0);
+  EXPECT_EQ(report["rpc_errors"].as_number(), 0);  // every shot went to the server hosting its match
+  EXPECT_EQ(report["server_metrics_ok"].as_bool(), true);
+  EXPECT_EQ(report["placement"].as_string(), "round-robin");
 
-  const Json& rows = report["servers"];
+  const JsonValue& rows = report["servers"];
   ASSERT_EQ(rows.items.size(), std::size_t(kServers));
   double tick_samples = 0;
   double violations = 0;
   double cpu = 0;
   bool every_row_met = true;
   for (int s = 0; s < kServers; ++s) {
-    const Json& row = rows.items[std::size_t(s)];
+    const JsonValue& row = rows.items[std::size_t(s)];
     SCOPED_TRACE(address(s));
-    EXPECT_EQ(row["server"].string, address(s));
+    EXPECT_EQ(row["server"].as_string(), address(s));
     // Its share, by the run and by the server's own /metrics (its match series during the load).
-    EXPECT_EQ(row["matches"].number, 1);
-    EXPECT_EQ(row["matches_seen"].number, 1);
-    EXPECT_EQ(row["clients"].number, kClientsPerMatch);
-    EXPECT_EQ(row["clients_connected"].number, kClientsPerMatch);
-    EXPECT_EQ(row["clients_failed"].number, 0);
-    EXPECT_EQ(row["events_lost"].number, 0);
-    EXPECT_GT(row["input_ack_ms"]["count"].number, 0);
-    EXPECT_TRUE(row["server_metrics_ok"].boolean) << row["server_metrics_error"].string;
-    EXPECT_GT(row["server_tick_ms"]["count"].number, 0);  // its own matches ticked
-    EXPECT_TRUE(row["judged"].boolean);
+    EXPECT_EQ(row["matches"].as_number(), 1);
+    EXPECT_EQ(row["matches_seen"].as_number(), 1);
+    EXPECT_EQ(row["clients"].as_number(), kClientsPerMatch);
+    EXPECT_EQ(row["clients_connected"].as_number(), kClientsPerMatch);
+    EXPECT_EQ(row["clients_failed"].as_number(), 0);
+    EXPECT_EQ(row["events_lost"].as_number(), 0);
+    EXPECT_GT(row["input_ack_ms"]["count"].as_number(), 0);
+    EXPECT_EQ(row["server_metrics_ok"].as_bool(), true) << row["server_metrics_error"].text;
+    EXPECT_GT(row["server_tick_ms"]["count"].as_number(), 0);  // its own matches ticked
+    EXPECT_EQ(row["judged"].as_bool(), true);
     // Judged: the verdict and its reasons agree, and each reason is also the run's, with the address.
-    EXPECT_EQ(row["budgets_met"].boolean, row["budgets_missed"].items.empty());
-    for (const Json& miss : row["budgets_missed"].items) {
-      const std::string line = "server " + address(s) + ": " + miss.string;
+    EXPECT_TRUE(row["budgets_missed"].is_array());
+    EXPECT_EQ(row["budgets_met"].as_bool(), row["budgets_missed"].items.empty());
+    for (const JsonValue& miss : row["budgets_missed"].items) {
+      EXPECT_TRUE(miss.is_string());
+      const std::string line = "server " + address(s) + ": " + miss.text;
       const auto& all = report["budgets_missed"].items;
-      EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const Json& m) { return m.string == line; }))
-          << line;
+      EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const JsonValue& m) {
+        return m.as_string() == line;
+      })) << line;
     }
-    every_row_met = every_row_met && row["budgets_met"].boolean;
-    tick_samples += row["server_tick_ms"]["count"].number;
-    violations += row["invariant_violations"].number;
-    cpu += row["server_cpu_percent"].number;
+    every_row_met = every_row_met && row["budgets_met"].as_bool() == true;
+    tick_samples += number(row["server_tick_ms"]["count"]);
+    violations += number(row["invariant_violations"]);
+    cpu += number(row["server_cpu_percent"]);
 
     // The server's own counters, read now: it created one match and issued four tokens, and the
     // clients' datagrams and shots reached it.
@@ -166,15 +176,16 @@ TEST_F(SimMultiServerTest, OneLoadSpreadsOverThreeServersAndIsJudgedPerServerAnd
     EXPECT_GT(counter(s, "shiftcast_rpc_requests_total{kind=\"raycast\"}"), 0);
   }
   // The totals are the servers' together.
-  EXPECT_EQ(report["server_tick_ms"]["count"].number, tick_samples);
-  EXPECT_EQ(report["invariant_violations"].number, violations);
-  EXPECT_NEAR(report["server_cpu_percent"].number, cpu, 1e-6 * (1 + cpu));
+  EXPECT_EQ(report["server_tick_ms"]["count"].as_number(), tick_samples);
+  EXPECT_EQ(report["invariant_violations"].as_number(), violations);
+  EXPECT_NEAR(number(report["server_cpu_percent"]), cpu, 1e-6 * (1 + cpu));
   // The run misses when any server does; the exit status is the verdict.
   if (!every_row_met) {
-    EXPECT_FALSE(report["budgets_met"].boolean);
+    EXPECT_EQ(report["budgets_met"].as_bool(), false);
   }
-  EXPECT_EQ(report["budgets_met"].boolean, report["budgets_missed"].items.empty());
-  EXPECT_EQ(run.status, report["budgets_met"].boolean ? 0 : 1) << run.err;
+  EXPECT_TRUE(report["budgets_missed"].is_array());
+  EXPECT_EQ(report["budgets_met"].as_bool(), report["budgets_missed"].items.empty());
+  EXPECT_EQ(run.status, report["budgets_met"].as_bool() == true ? 0 : 1) << run.err;
   // The table shows a row per server and the total.
   for (int s = 0; s < kServers; ++s)
     EXPECT_NE(run.out.find(address(s)), std::string::npos) << run.out;
@@ -190,28 +201,30 @@ TEST_F(SimMultiServerTest, LeastLoadedPlacementCountsEachServersOwnMatches) {
   const SimRun run =
       sim(address(0) + "," + address(1) + "," + address(2), "least", "--placement least-loaded --matches 2");
   ASSERT_FALSE(run.json.empty()) << "exit " << run.status << "\n" << run.err;
-  const Json report = JsonReader(run.json).document();
-  EXPECT_EQ(report["placement"].string, "least-loaded");
-  EXPECT_EQ(report["clients_connected"].number, 2 * kClientsPerMatch);
-  const Json& rows = report["servers"];
+  const JsonParse parsed = parse_json(run.json);
+  ASSERT_TRUE(parsed.ok()) << parsed.error;
+  const JsonValue& report = parsed.value;
+  EXPECT_EQ(report["placement"].as_string(), "least-loaded");
+  EXPECT_EQ(report["clients_connected"].as_number(), 2 * kClientsPerMatch);
+  const JsonValue& rows = report["servers"];
   ASSERT_EQ(rows.items.size(), std::size_t(kServers));
   // The busiest server got nothing: listed, not judged, and it was never asked to create a match.
-  EXPECT_EQ(rows.items[0]["matches"].number, 0);
-  EXPECT_EQ(rows.items[0]["matches_seen"].number, 0);
-  EXPECT_EQ(rows.items[0]["clients"].number, 0);
-  EXPECT_FALSE(rows.items[0]["judged"].boolean);
-  EXPECT_TRUE(rows.items[0]["budgets_met"].boolean);
+  EXPECT_EQ(rows.items[0]["matches"].as_number(), 0);
+  EXPECT_EQ(rows.items[0]["matches_seen"].as_number(), 0);
+  EXPECT_EQ(rows.items[0]["clients"].as_number(), 0);
+  EXPECT_EQ(rows.items[0]["judged"].as_bool(), false);
+  EXPECT_EQ(rows.items[0]["budgets_met"].as_bool(), true);
   EXPECT_EQ(counter(0, "shiftcast_rpc_requests_total{kind=\"create_match\"}"), 0);
   for (int s = 1; s < kServers; ++s) {
     SCOPED_TRACE(address(s));
-    const Json& row = rows.items[std::size_t(s)];
-    EXPECT_EQ(row["matches"].number, 1);
-    EXPECT_EQ(row["matches_seen"].number, 1);
-    EXPECT_EQ(row["clients_connected"].number, kClientsPerMatch);
-    EXPECT_TRUE(row["judged"].boolean);
+    const JsonValue& row = rows.items[std::size_t(s)];
+    EXPECT_EQ(row["matches"].as_number(), 1);
+    EXPECT_EQ(row["matches_seen"].as_number(), 1);
+    EXPECT_EQ(row["clients_connected"].as_number(), kClientsPerMatch);
+    EXPECT_EQ(row["judged"].as_bool(), true);
     EXPECT_EQ(counter(s, "shiftcast_rpc_requests_total{kind=\"create_match\"}"), 1);
   }
-  EXPECT_EQ(run.status, report["budgets_met"].boolean ? 0 : 1) << run.err;
+  EXPECT_EQ(run.status, report["budgets_met"].as_bool() == true ? 0 : 1) << run.err;
 }
 
 TEST_F(SimMultiServerTest, ADeadServerAddressFailsTheRunWithItsAddress) {

@@ -1,8 +1,8 @@
 // SimReport: nearest-rank percentiles against their definition over random samples; the server's
 // /metrics read from the real MetricsRegistry rendering (hand-counted buckets) and scraped from a real
 // HttpServer on loopback; make_report on hand-built runs whose rates, percentiles, bandwidth, loss,
-// events, server tick percentiles and budget verdicts are computed by hand here; the JSON read back by a
-// small reader with every required key; the table and the progress line.
+// events, server tick percentiles and budget verdicts are computed by hand here; the JSON read back by the
+// strict reader (parse_json) with every required key; the table and the progress line.
 #include "client-sim/sim_report.hpp"
 
 #include <gtest/gtest.h>
@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "client-sim/http_get.hpp"
+#include "server/config/json_value.hpp"
 #include "server/http_server.hpp"
 #include "server/metrics.hpp"
-#include "tests/support/json_reader.hpp"
 #include "tests/support/seeded_random.hpp"
 
 namespace shiftcast {
@@ -601,9 +601,11 @@ TEST(MakeReport, BandwidthSplitsByKindAndSumsToTheTotal) {
     up_sum += v;
   EXPECT_DOUBLE_EQ(down_sum, r.bandwidth_down_kbps);
   EXPECT_DOUBLE_EQ(up_sum, r.bandwidth_up_kbps);
-  const Json j = JsonReader(report_json(r)).document();
-  EXPECT_EQ(j["bandwidth_split_kbps"]["down"]["entity_block"].number, kbps(200000));
-  EXPECT_EQ(j["bandwidth_split_kbps"]["up"]["commands"].number, kbps(80000));
+  const JsonParse p = parse_json(report_json(r));
+  ASSERT_TRUE(p.ok()) << p.error;
+  const JsonValue& j = p.value;
+  EXPECT_EQ(j["bandwidth_split_kbps"]["down"]["entity_block"].as_number(), kbps(200000));
+  EXPECT_EQ(j["bandwidth_split_kbps"]["up"]["commands"].as_number(), kbps(80000));
   const std::string text = format_report_table(r);
   EXPECT_NE(text.find("entity_block"), std::string::npos);
   EXPECT_NE(text.find("framing_crypto"), std::string::npos);
@@ -614,7 +616,9 @@ TEST(MakeReport, BandwidthSplitsByKindAndSumsToTheTotal) {
 TEST(ReportJson, HasEveryRequiredKeyWithTheReportsValues) {
   SimReport r = make_report(report_options(), troubled_run(), kBefore, kAfter);
   const std::string text = report_json(r);
-  Json j = JsonReader(text).document();
+  const JsonParse p = parse_json(text);
+  ASSERT_TRUE(p.ok()) << p.error;
+  const JsonValue& j = p.value;
   for (const char* key : {"clients",
                           "clients_connected",
                           "clients_failed",
@@ -651,33 +655,33 @@ TEST(ReportJson, HasEveryRequiredKeyWithTheReportsValues) {
     for (const char* p : {"p50", "p95", "p99", "max", "count"})
       EXPECT_TRUE(j[key].has(p)) << key << "." << p;
   }
-  EXPECT_EQ(j["clients"].number, 4);
-  EXPECT_EQ(j["clients_connected"].number, 2);
-  EXPECT_EQ(j["clients_failed"].number, 3);
-  EXPECT_EQ(j["events_lost"].number, 2);
-  EXPECT_EQ(j["input_ack_ms"]["p50"].number, 30);
-  EXPECT_EQ(j["input_ack_ms"]["p99"].number, 60);
-  EXPECT_EQ(j["input_ack_p99_ticks"].number, r.input_ack_p99_ticks);  // shortest round trip: exact
-  EXPECT_EQ(j["rpc_ms"]["raycast"]["p50"].number, 2);
-  EXPECT_EQ(j["rpc_ms"]["raycast_rewound"]["p99"].number, 70);
-  EXPECT_EQ(j["bandwidth_kbps"]["up"].number, r.bandwidth_up_kbps);
-  EXPECT_EQ(j["bandwidth_kbps"]["down"].number, r.bandwidth_down_kbps);
-  EXPECT_EQ(j["packet_loss_down"].number, r.packet_loss_down);
-  EXPECT_EQ(j["server_tick_ms"]["p95"].number, r.server_tick_ms.p95);
-  EXPECT_EQ(j["server_tick_ms"]["count"].number, 10);
-  EXPECT_EQ(j["rpc_errors_by_code"]["RateLimited"].number, 2);
-  EXPECT_EQ(j["movement_error"]["p999"].number, r.movement_error.p999);
-  EXPECT_EQ(j["sim_cpu_percent"].number, r.sim_cpu_percent);
-  EXPECT_EQ(j["sim_cpu_percent_per_client"].number, r.sim_cpu_percent_per_client);
-  EXPECT_EQ(j["level"].string, "arena");
-  EXPECT_EQ(j["budgets_met"].kind, Json::Kind::kBool);
-  EXPECT_FALSE(j["budgets_met"].boolean);
+  EXPECT_EQ(j["clients"].as_number(), 4);
+  EXPECT_EQ(j["clients_connected"].as_number(), 2);
+  EXPECT_EQ(j["clients_failed"].as_number(), 3);
+  EXPECT_EQ(j["events_lost"].as_number(), 2);
+  EXPECT_EQ(j["input_ack_ms"]["p50"].as_number(), 30);
+  EXPECT_EQ(j["input_ack_ms"]["p99"].as_number(), 60);
+  EXPECT_EQ(j["input_ack_p99_ticks"].as_number(), r.input_ack_p99_ticks);  // shortest round trip: exact
+  EXPECT_EQ(j["rpc_ms"]["raycast"]["p50"].as_number(), 2);
+  EXPECT_EQ(j["rpc_ms"]["raycast_rewound"]["p99"].as_number(), 70);
+  EXPECT_EQ(j["bandwidth_kbps"]["up"].as_number(), r.bandwidth_up_kbps);
+  EXPECT_EQ(j["bandwidth_kbps"]["down"].as_number(), r.bandwidth_down_kbps);
+  EXPECT_EQ(j["packet_loss_down"].as_number(), r.packet_loss_down);
+  EXPECT_EQ(j["server_tick_ms"]["p95"].as_number(), r.server_tick_ms.p95);
+  EXPECT_EQ(j["server_tick_ms"]["count"].as_number(), 10);
+  EXPECT_EQ(j["rpc_errors_by_code"]["RateLimited"].as_number(), 2);
+  EXPECT_EQ(j["movement_error"]["p999"].as_number(), r.movement_error.p999);
+  EXPECT_EQ(j["sim_cpu_percent"].as_number(), r.sim_cpu_percent);
+  EXPECT_EQ(j["sim_cpu_percent_per_client"].as_number(), r.sim_cpu_percent_per_client);
+  EXPECT_EQ(j["level"].as_string(), "arena");
+  EXPECT_EQ(j["budgets_met"].as_bool(), false);
+  ASSERT_TRUE(j["budgets_missed"].is_array());
   ASSERT_EQ(j["budgets_missed"].items.size(), r.budgets_missed.size());
   for (std::size_t i = 0; i < r.budgets_missed.size(); ++i) {
-    EXPECT_EQ(j["budgets_missed"].items[i].string, r.budgets_missed[i]);
+    EXPECT_EQ(j["budgets_missed"].items[i].as_string(), r.budgets_missed[i]);
   }
   ASSERT_EQ(j["failures"].items.size(), 2u);
-  EXPECT_EQ(j["failures"].items[1].string, "refused \"full\" (1)");
+  EXPECT_EQ(j["failures"].items[1].as_string(), "refused \"full\" (1)");
   EXPECT_EQ(report_json(r), text);  // stable
 }
 
@@ -692,17 +696,26 @@ TEST(ReportJson, EscapesStringsAndNullsNonFiniteNumbers) {
   r.server_cpu_percent = 123456789.125;
   const std::string text = report_json(r);
   EXPECT_EQ(text.find('\xFF'), std::string::npos);
-  Json j = JsonReader(text).document();
-  EXPECT_EQ(j["level"].string, "tab\there \"q\" back\\slash\nline \x01 caf\xC3\xA9");
-  EXPECT_EQ(j["failures"].items[0].string, "bad \xEF\xBF\xBD byte");  // U+FFFD
-  EXPECT_EQ(j["failures"].items[1].string, "cut \xEF\xBF\xBD\xEF\xBF\xBD");
-  EXPECT_EQ(j["failures"].items[2].string, "surrogate \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
-  EXPECT_EQ(j["load_seconds"].kind, Json::Kind::kNull);
-  EXPECT_EQ(j["tick_rate_achieved"].kind, Json::Kind::kNull);
-  EXPECT_EQ(j["input_ack_ms"]["p99"].kind, Json::Kind::kNull);
-  EXPECT_EQ(j["bandwidth_kbps"]["up"].number, 1e-7);
-  EXPECT_EQ(j["server_cpu_percent"].number, 123456789.125);
-  EXPECT_TRUE(j["rpc_ms"].items.empty());
+  // Valid non-ASCII UTF-8 is written as it is: never as \u escapes, so never as surrogate pairs.
+  EXPECT_NE(text.find("caf\xC3\xA9"), std::string::npos);
+  const JsonParse p = parse_json(text);
+  ASSERT_TRUE(p.ok()) << p.error;
+  const JsonValue& j = p.value;
+  EXPECT_EQ(j["level"].as_string(), "tab\there \"q\" back\\slash\nline \x01 caf\xC3\xA9");
+  ASSERT_EQ(j["failures"].items.size(), 3u);
+  EXPECT_EQ(j["failures"].items[0].as_string(), "bad \xEF\xBF\xBD byte");  // U+FFFD
+  EXPECT_EQ(j["failures"].items[1].as_string(), "cut \xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(j["failures"].items[2].as_string(), "surrogate \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+  // Written as null, not left out: operator[] reads a missing member as null too.
+  for (const JsonValue* nulled :
+       {j.member("load_seconds"), j.member("tick_rate_achieved"), j["input_ack_ms"].member("p99")}) {
+    ASSERT_NE(nulled, nullptr);
+    EXPECT_TRUE(nulled->is_null());
+  }
+  EXPECT_EQ(j["bandwidth_kbps"]["up"].as_number(), 1e-7);
+  EXPECT_EQ(j["server_cpu_percent"].as_number(), 123456789.125);
+  EXPECT_TRUE(j["rpc_ms"].is_object());
+  EXPECT_TRUE(j["rpc_ms"].members.empty());
   EXPECT_NE(text.find("\"rpc_ms\": {}"), std::string::npos);
 }
 

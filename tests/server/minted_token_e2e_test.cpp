@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string>
 
+#include "server/config/json_value.hpp"
 #include "tests/support/server_fixture.hpp"
 #include "tools/token/token_json.hpp"
 #include "tools/token/token_mint.hpp"
@@ -37,15 +38,6 @@ CommandRun run_command(const std::string& command) {
   return r;
 }
 
-// The string value of "key" in the one-line /api/matches JSON.
-std::string json_string(const std::string& json, const std::string& key) {
-  const std::string mark = "\"" + key + "\":\"";
-  const std::size_t at = json.find(mark);
-  if (at == std::string::npos) return {};
-  const std::size_t begin = at + mark.size();
-  return json.substr(begin, json.find('"', begin) - begin);
-}
-
 class MintedTokens : public ServerTest {
  protected:
   std::string dev_token_key_file() const {
@@ -68,8 +60,12 @@ TEST_F(MintedTokens, TokensMintedFromTheMatchListingConnectRealClients) {
   const std::string listing = http_get(server_.ports().http, "/api/matches", &status);
   ASSERT_EQ(status, 200) << listing;
   // What a matchmaker reads: the address tokens must name and this process's instance, as 16 hex digits.
-  const std::string address = json_string(listing, "server_address");
-  const std::string instance = json_string(listing, "server_instance");
+  const JsonParse matches = parse_json(listing);
+  ASSERT_TRUE(matches.ok()) << matches.error << "\n" << listing;
+  ASSERT_TRUE(matches.value["server_address"].is_string()) << listing;
+  ASSERT_TRUE(matches.value["server_instance"].is_string()) << listing;
+  const std::string address = matches.value["server_address"].text;
+  const std::string instance = matches.value["server_instance"].text;
   EXPECT_EQ(address, server_.address());
   ASSERT_EQ(instance.size(), 16u) << listing;
   EXPECT_EQ(parse_server_instance(instance), server_.instance());

@@ -1,11 +1,10 @@
 // Reading the sidecar's JSON: the watch stream's lines and GET /gameserver's body, as Agones documents
 // them (site/content/en/docs/Guides/Client SDKs/rest.md: the example responses are copied verbatim below
-// and are the oracle), and the JSON reader's refusals.
+// and are the oracle). The JSON reader itself is tested in tests/server/config/json_value_test.cpp.
 #include <gtest/gtest.h>
 
 #include "server/agones/agones_address.hpp"
 #include "server/agones/game_server.hpp"
-#include "server/agones/json_value.hpp"
 
 namespace shiftcast {
 namespace {
@@ -90,27 +89,6 @@ TEST(GameServerRead, AStreamErrorAndMalformedLinesAreErrors) {
   EXPECT_FALSE(read_watch_line(R"({"other":1})").ok());
   EXPECT_FALSE(read_watch_line(R"({"result":{"status":{"state":"Ready"}})").ok());  // truncated
   EXPECT_FALSE(read_watch_line("").ok());
-}
-
-TEST(JsonValue, ValuesEscapesAndRefusals) {
-  const JsonParse p = parse_json(R"( {"s":"a\"b\\c\u00e9\ud83d\ude00\n","n":-12.5e3,"t":true,"f":false,)"
-                                 R"("z":null,"a":[1,[2],{}],"dup":1,"dup":2} )");
-  ASSERT_TRUE(p.ok()) << p.error;
-  EXPECT_EQ(p.value.member("s")->text, "a\"b\\c\xc3\xa9\xf0\x9f\x98\x80\n");
-  EXPECT_EQ(p.value.member("n")->text, "-12.5e3");
-  EXPECT_TRUE(p.value.member("t")->boolean);
-  EXPECT_FALSE(p.value.member("f")->boolean);
-  EXPECT_EQ(p.value.member("z")->kind, JsonValue::Kind::kNull);
-  EXPECT_EQ(p.value.member("a")->items.size(), 3u);
-  EXPECT_EQ(p.value.member("dup")->text, "2");
-  EXPECT_EQ(p.value.member("missing"), nullptr);
-  for (const char* bad : {"", "{", "{\"a\"}", "{\"a\":}", "[1,]", "01", "1.", "\"\\x\"", "\"a", "tru",
-                          "{} {}", "\"\x01\"", "-", "1e"}) {
-    EXPECT_FALSE(parse_json(bad).ok()) << bad;
-  }
-  std::string deep(kMaxJsonDepth + 2, '[');
-  deep += std::string(kMaxJsonDepth + 2, ']');
-  EXPECT_FALSE(parse_json(deep).ok());
 }
 
 }  // namespace

@@ -1,8 +1,32 @@
-#include "server/agones/json_value.hpp"
+#include "server/config/json_value.hpp"
 
+#include <charconv>
 #include <cstdint>
+#include <system_error>
+
+#include "server/config/json_text.hpp"
 
 namespace shiftcast {
+
+std::optional<double> JsonValue::as_number() const {
+  if (kind != Kind::kNumber) return std::nullopt;
+  // from_chars, not strtod: the locale's decimal point must not change what a report says.
+  double value = 0;
+  const char* end = text.data() + text.size();
+  const auto [at, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || at != end) return std::nullopt;
+  return value;
+}
+
+std::optional<bool> JsonValue::as_bool() const {
+  if (kind != Kind::kBool) return std::nullopt;
+  return boolean;
+}
+
+std::optional<std::string_view> JsonValue::as_string() const {
+  if (kind != Kind::kString) return std::nullopt;
+  return std::string_view(text);
+}
 
 const JsonValue* JsonValue::member(std::string_view key) const {
   if (kind != Kind::kObject) return nullptr;
@@ -12,8 +36,16 @@ const JsonValue* JsonValue::member(std::string_view key) const {
   return found;
 }
 
+const JsonValue& JsonValue::operator[](std::string_view key) const {
+  static const JsonValue kAbsent;
+  const JsonValue* v = member(key);
+  return v != nullptr ? *v : kAbsent;
+}
+
 namespace {
 
+// Recursive descent over the text. Every error names the byte where the text stops being JSON (the
+// offending byte itself, or the end for text that stops short), and the first error is the one kept.
 class Reader {
  public:
   explicit Reader(std::string_view text) : text_(text) {}
@@ -26,18 +58,24 @@ class Reader {
       return out;
     }
     skip_space();
-    if (pos_ != text_.size()) out.error = at("text after the value");
+    if (pos_ != text_.size()) out.error = at("text after the value", pos_);
     return out;
   }
 
  private:
-  std::string at(const std::string& what) const { return what + " at byte " + std::to_string(pos_); }
-  bool fail(const std::string& what) {
-    if (error_.empty()) error_ = at(what);
+  static std::string at(const std::string& what, std::size_t byte) {
+    return what + " at byte " + std::to_string(byte);
+  }
+  bool fail(const std::string& what, std::size_t byte) {
+    if (error_.empty()) error_ = at(what, byte);
     return false;
   }
+  bool fail(const std::string& what) { return fail(what, pos_); }
+  bool more() const { return pos_ < text_.size(); }
+  bool next_is(char c) const { return more() && text_[pos_] == c; }
+  bool next_is_digit() const { return more() && text_[pos_] >= '0' && text_[pos_] <= '9'; }
   void skip_space() {
-    while (pos_ < text_.size() &&
+    while (more() &&
            (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r'))
       ++pos_;
   }
@@ -49,7 +87,7 @@ class Reader {
 
   bool value(JsonValue& out, int depth) {
     if (depth > kMaxJsonDepth) return fail("nested too deep");
-    if (pos_ >= text_.size()) return fail("unexpected end");
+    if (!more()) return fail("unexpected end");
     const char c = text_[pos_];
     if (c == '{') return object(out, depth);
     if (c == '[') return array(out, depth);
@@ -63,35 +101,38 @@ class Reader {
       return literal(c == 't' ? "true" : "false");
     }
     if (c == 'n') return literal("null");
-    return number(out);
+    if (c == '-' || (c >= '0' && c <= '9')) return number(out);
+    // NaN, Infinity, '+1', '.5', a bare word: none is JSON.
+    return fail("not a JSON value");
   }
 
   bool object(JsonValue& out, int depth) {
     out.kind = JsonValue::Kind::kObject;
     ++pos_;
     skip_space();
-    if (pos_ < text_.size() && text_[pos_] == '}') {
+    if (next_is('}')) {
       ++pos_;
       return true;
     }
     for (;;) {
       skip_space();
-      if (pos_ >= text_.size() || text_[pos_] != '"') return fail("expected a member name");
+      if (next_is('}')) return fail("trailing comma");
+      if (!next_is('"')) return fail("expected a member name");
       std::string name;
       if (!string(name)) return false;
       skip_space();
-      if (pos_ >= text_.size() || text_[pos_] != ':') return fail("expected ':'");
+      if (!next_is(':')) return fail("expected ':'");
       ++pos_;
       skip_space();
       JsonValue v;
       if (!value(v, depth + 1)) return false;
       out.members.push_back({std::move(name), std::move(v)});
       skip_space();
-      if (pos_ < text_.size() && text_[pos_] == ',') {
+      if (next_is(',')) {
         ++pos_;
         continue;
       }
-      if (pos_ < text_.size() && text_[pos_] == '}') {
+      if (next_is('}')) {
         ++pos_;
         return true;
       }
@@ -103,21 +144,22 @@ class Reader {
     out.kind = JsonValue::Kind::kArray;
     ++pos_;
     skip_space();
-    if (pos_ < text_.size() && text_[pos_] == ']') {
+    if (next_is(']')) {
       ++pos_;
       return true;
     }
     for (;;) {
       skip_space();
+      if (next_is(']')) return fail("trailing comma");
       JsonValue v;
       if (!value(v, depth + 1)) return false;
       out.items.push_back(std::move(v));
       skip_space();
-      if (pos_ < text_.size() && text_[pos_] == ',') {
+      if (next_is(',')) {
         ++pos_;
         continue;
       }
-      if (pos_ < text_.size() && text_[pos_] == ']') {
+      if (next_is(']')) {
         ++pos_;
         return true;
       }
@@ -129,23 +171,24 @@ class Reader {
     const std::size_t start = pos_;
     auto digits = [&] {
       const std::size_t from = pos_;
-      while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9')
+      while (next_is_digit())
         ++pos_;
       return pos_ > from;
     };
-    if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
-    if (pos_ < text_.size() && text_[pos_] == '0') {
+    if (next_is('-')) ++pos_;
+    if (next_is('0')) {
       ++pos_;
+      if (next_is_digit()) return fail("leading zero", pos_ - 1);
     } else if (!digits()) {
-      return fail("not a JSON value");
+      return fail("expected digits");
     }
-    if (pos_ < text_.size() && text_[pos_] == '.') {
+    if (next_is('.')) {
       ++pos_;
       if (!digits()) return fail("expected digits after '.'");
     }
-    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+    if (next_is('e') || next_is('E')) {
       ++pos_;
-      if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
+      if (next_is('+') || next_is('-')) ++pos_;
       if (!digits()) return fail("expected exponent digits");
     }
     out.kind = JsonValue::Kind::kNumber;
@@ -171,11 +214,12 @@ class Reader {
     }
   }
 
+  // The four hex digits after "\u".
   bool hex4(std::uint32_t& out) {
-    if (pos_ + 4 > text_.size()) return fail("short \\u escape");
     out = 0;
-    for (int i = 0; i < 4; ++i) {
-      const char h = text_[pos_++];
+    for (int i = 0; i < 4; ++i, ++pos_) {
+      if (!more()) return fail("short \\u escape");
+      const char h = text_[pos_];
       out <<= 4;
       if (h >= '0' && h <= '9') {
         out |= std::uint32_t(h - '0');
@@ -190,17 +234,44 @@ class Reader {
     return true;
   }
 
+  // After "\u": one code point, a surrogate pair counting as one. A lone surrogate has no UTF-8 form.
+  bool unicode_escape(std::string& out) {
+    const std::size_t escape = pos_ - 2;
+    std::uint32_t cp = 0;
+    if (!hex4(cp)) return false;
+    if (cp >= 0xDC00 && cp <= 0xDFFF) return fail("unpaired surrogate", escape);
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      if (text_.substr(pos_, 2) != "\\u") return fail("unpaired surrogate", escape);
+      pos_ += 2;
+      std::uint32_t low = 0;
+      if (!hex4(low)) return false;
+      if (low < 0xDC00 || low > 0xDFFF) return fail("unpaired surrogate", escape);
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+    }
+    append_utf8(out, cp);
+    return true;
+  }
+
   bool string(std::string& out) {
     ++pos_;  // the opening quote
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_++];
-      if (c == '"') return true;
+    while (more()) {
+      const char c = text_[pos_];
+      if (c == '"') {
+        ++pos_;
+        return true;
+      }
       if (static_cast<unsigned char>(c) < 0x20) return fail("control character in a string");
       if (c != '\\') {
-        out += c;
+        // RFC 8259 text is UTF-8: a reader that passed other bytes on would hand its callers text that
+        // no other JSON reader agrees on.
+        const std::size_t length = utf8_sequence_length(text_, pos_);
+        if (length == 0) return fail("invalid UTF-8 in a string");
+        out.append(text_.substr(pos_, length));
+        pos_ += length;
         continue;
       }
-      if (pos_ >= text_.size()) break;
+      ++pos_;
+      if (!more()) break;
       const char e = text_[pos_++];
       switch (e) {
         case '"':
@@ -223,21 +294,11 @@ class Reader {
         case 't':
           out += '\t';
           break;
-        case 'u': {
-          std::uint32_t cp = 0;
-          if (!hex4(cp)) return false;
-          if (cp >= 0xD800 && cp < 0xDC00 && text_.substr(pos_, 2) == "\\u") {
-            pos_ += 2;
-            std::uint32_t low = 0;
-            if (!hex4(low)) return false;
-            if (low < 0xDC00 || low > 0xDFFF) return fail("unpaired surrogate");
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-          }
-          append_utf8(out, cp);
+        case 'u':
+          if (!unicode_escape(out)) return false;
           break;
-        }
         default:
-          return fail("bad escape");
+          return fail("bad escape", pos_ - 2);
       }
     }
     return fail("unterminated string");

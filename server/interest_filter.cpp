@@ -110,10 +110,24 @@ bool InterestFilter::in_sight(const InterestViewer& viewer, bool eye_in_solid, c
   int segments = 0;
   if (was != nullptr && was->hidden && !eye_in_solid) {
     // Hidden last time: each segment is first clipped against the brush that blocked it then, and traced
-    // through the tree only when it no longer crosses that brush.
+    // through the tree only when it no longer crosses that brush. First, one test for all nine: the
+    // centre's blocker, at the parameter where the centre's segment is deep in it, holds the whole box
+    // as seen from the eye (brush_blocks_box); then that brush blocks every segment there.
+    const std::int32_t centre_blocker = was->blockers[0];
+    const bool centre_blocked =
+        brush_blocks(*tree_, centre_blocker, viewer.eye, sight_sample(c.sight_box, 0), &next.deep_t[0]);
+    if (centre_blocked && brush_blocks_box(*tree_, centre_blocker, viewer.eye, c.sight_box, next.deep_t[0])) {
+      std::fill(std::begin(next.blockers), std::end(next.blockers), centre_blocker);
+      std::fill(std::begin(next.deep_t), std::end(next.deep_t), next.deep_t[0]);
+      sight.keep(next);
+      sight.count(0, !held);
+      return held;
+    }
     for (int s = 0; s < kSightSamples && !seen; ++s) {
       const Vec3 point = sight_sample(c.sight_box, s);
-      if (brush_blocks(*tree_, was->blockers[s], viewer.eye, point, &next.deep_t[s])) continue;
+      if (s == 0 ? centre_blocked
+                 : brush_blocks(*tree_, was->blockers[s], viewer.eye, point, &next.deep_t[s]))
+        continue;
       ++segments;
       next.deep_t[s] = -1;  // a new blocker, or none
       if (sees(*tree_, viewer.eye, point, &next.blockers[s])) {

@@ -1,6 +1,7 @@
 #include "server/line_of_sight.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "collision/shape.hpp"
 
@@ -64,6 +65,26 @@ bool brush_blocks(const BspTree& tree, std::int32_t brush, Vec3 eye, Vec3 point,
     if (-(start[i] + rate[i] * tm) < kSightCacheDepth) return false;
   if (deep_t != nullptr) *deep_t = float(tm);
   return true;
+}
+
+bool brush_blocks_box(const BspTree& tree, std::int32_t brush, Vec3 eye, const Aabb& box, double t) {
+  const BrushTopology& topo = tree.topology();
+  if (brush < 0 || brush >= topo.size() || !(t >= 0 && t <= 1)) return false;
+  const std::span<const Planed> faces = topo.faces(topo.brush(brush));
+  if (faces.empty()) return false;
+  // The scaled box: centre e + t (c - e), half extents t h (exact in double from the float box).
+  const Vec3d e = to_double(eye), lo = to_double(box.min), hi = to_double(box.max);
+  const Vec3d c = (lo + hi) * 0.5, h = (hi - lo) * 0.5;
+  const Vec3d at = e + (c - e) * t;
+  bool eye_outside = false;
+  for (const Planed& face : faces) {
+    eye_outside = eye_outside || face.distance(e) >= 0;
+    // The scaled box's farthest point along the face's normal, as deep as required.
+    const double reach =
+        t * (std::abs(face.normal.x) * h.x + std::abs(face.normal.y) * h.y + std::abs(face.normal.z) * h.z);
+    if (-(face.distance(at) + reach) < kSightCacheDepth) return false;
+  }
+  return eye_outside;
 }
 
 SightLook look_at(const BspTree& tree, Vec3 eye, const Aabb& box, int first) {

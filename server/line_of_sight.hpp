@@ -61,6 +61,13 @@ bool sees(const BspTree& tree, Vec3 eye, Vec3 point, std::int32_t* blocker = nul
 // back when it is deep enough.
 bool brush_blocks(const BspTree& tree, std::int32_t brush, Vec3 eye, Vec3 point, float* deep_t = nullptr);
 
+// Every point of `box` at parameter `t` of its segment from `eye` (the box scaled about the eye by t)
+// lies at least kSightCacheDepth deep in brush `brush`, and the eye is outside it: then the segment from
+// the eye to any point of the box, each of the nine samples among them, is blocked by that brush. One
+// pass over the brush's faces instead of nine; it holds when the brush is thick across the box's cone
+// there (a wall near the eye or near the target, a large block), and says nothing otherwise.
+bool brush_blocks_box(const BspTree& tree, std::int32_t brush, Vec3 eye, const Aabb& box, double t);
+
 struct SightLook {
   bool seen = false;
   int sample = 0;                             // the clear sample when seen, else the first tried

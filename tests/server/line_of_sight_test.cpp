@@ -191,6 +191,45 @@ TEST(LineOfSight, TheCachedBlockerIsOnlyConfirmedWhereTheSegmentIsBlocked) {
   EXPECT_GT(from_memory, 1000u);  // the one-pass test answered most of them
 }
 
+// The one-pass test for a whole box: whenever it says the centre's blocker holds the box (scaled about
+// the eye at a parameter: the centre segment's own deep one, or a random one), the slab oracle finds every
+// sample of the box hidden from that eye.
+TEST(LineOfSight, AWholeBoxIsOnlyConfirmedWhereEverySampleIsBlocked) {
+  std::mt19937 rng(47);
+  std::uniform_real_distribution<float> xy(-1000, 1000), z(-40, 240), size(20, 300), height(40, 250);
+  std::uniform_real_distribution<float> unit(0, 1), half(5, 60);
+  std::vector<Box> blocks;
+  for (int i = 0; i < 14; ++i) {
+    const Vec3 lo{xy(rng), xy(rng), 0};
+    blocks.push_back({lo, {lo.x + size(rng), lo.y + size(rng) * 0.3f, height(rng)}});
+  }
+  const std::vector<Box> boxes = room_boxes(blocks);
+  const BspTree tree = room_tree(blocks);
+  std::size_t confirmed = 0, refused = 0;
+  for (int n = 0; n < 20000; ++n) {
+    const Vec3 eye{xy(rng), xy(rng), z(rng)};
+    if (std::any_of(boxes.begin(), boxes.end(), [&](const Box& b) { return strictly_inside(eye, b); }))
+      continue;  // the filter never asks the cache for an eye in solid
+    const Vec3 c{xy(rng), xy(rng), z(rng)}, h{half(rng), half(rng), half(rng)};
+    const Aabb box{c - h, c + h};
+    std::int32_t blocker = kNoBrush;
+    if (sees(tree, eye, sight_sample(box, 0), &blocker)) continue;
+    float t = -1;
+    const bool centre = brush_blocks(tree, blocker, eye, sight_sample(box, 0), &t);
+    for (const double at : {double(t), double(unit(rng))}) {
+      if (!(centre || at != t) || !brush_blocks_box(tree, blocker, eye, box, at)) {
+        ++refused;
+        continue;
+      }
+      ++confirmed;
+      for (int s = 0; s < kSightSamples; ++s)
+        ASSERT_FALSE(oracle_sees(boxes, eye, sight_sample(box, s))) << "pair " << n << " sample " << s;
+    }
+  }
+  EXPECT_GT(confirmed, 500u);
+  EXPECT_GT(refused, 500u);
+}
+
 Entity player(EntityId id, Vec3 feet) {
   Entity e;
   e.id = id;

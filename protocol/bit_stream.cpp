@@ -45,23 +45,26 @@ void BitWriter::write_bits(std::uint64_t value, unsigned bits) {
   bits = std::min(bits, kMaxFieldBits);
   if (bits == 0) return;
   value = low_bits(value, bits);
-  // First the free high bits of the last byte, then whole bytes of what is left, least significant
-  // first: the same bytes as one bit at a time, a byte per store (snapshot encoding is hot on the server).
+  const std::size_t first = bit_count_ / 8;
+  if (buffer_.size() < first + kSlack) buffer_.resize(std::max(first + kSlack, 2 * buffer_.size()), 0);
+  // Bit i of the stream is bit i % 8 of byte i / 8: the field shifted to its offset in its first byte,
+  // OR-ed into eight bytes read as one little-endian word (the bytes after the stream are zero).
   const unsigned offset = static_cast<unsigned>(bit_count_ % 8);
-  if (offset != 0) {
-    bytes_.back() = static_cast<std::uint8_t>(bytes_.back() | (value << offset));
-    const unsigned take = std::min(bits, 8 - offset);
-    bit_count_ += take;
-    bits -= take;
-    if (bits == 0) return;
-    value >>= take;  // take < 8
-  }
-  const std::size_t start = bytes_.size();
-  const unsigned whole = (bits + 7) / 8;
-  bytes_.resize(start + whole);
-  for (unsigned i = 0; i < whole; ++i)
-    bytes_[start + i] = static_cast<std::uint8_t>(value >> (8 * i));
+  std::uint8_t* at = buffer_.data() + first;
+  std::uint64_t word = 0;
+  for (unsigned i = 0; i < 8; ++i)
+    word |= std::uint64_t{at[i]} << (8 * i);
+  word |= value << offset;
+  for (unsigned i = 0; i < 8; ++i)
+    at[i] = static_cast<std::uint8_t>(word >> (8 * i));
+  // What did not fit the word: the top `offset` bits of a field of more than 64 - offset bits.
+  if (offset + bits > kMaxFieldBits) at[8] = static_cast<std::uint8_t>(at[8] | (value >> (64 - offset)));
   bit_count_ += bits;
+}
+
+void BitWriter::clear() {
+  std::fill(buffer_.begin(), buffer_.begin() + std::ptrdiff_t(std::min(buffer_.size(), byte_count())), 0);
+  bit_count_ = 0;
 }
 
 void BitWriter::write_varuint(std::uint64_t value, unsigned group_bits) {

@@ -177,6 +177,24 @@ TEST(BitStream, RandomFieldSequencesMatchTheBitStringOracleAndReadBack) {
   }
 }
 
+// One writer reused through clear() for every round, as a connection reuses its scratch writer: each
+// round's bytes are the oracle's, whatever longer stream the writer held before.
+TEST(BitStream, AClearedWriterWritesAsANewOne) {
+  std::mt19937_64 rng(17);
+  BitWriter reused;
+  for (int round = 0; round < 300; ++round) {
+    const std::vector<Field> fields = random_fields(rng, 1 + static_cast<int>(rng() % 40));
+    reused.clear();
+    EXPECT_EQ(reused.bit_count(), 0u);
+    EXPECT_TRUE(reused.bytes().empty());
+    BitString oracle;
+    for (const Field& f : fields)
+      write_field(reused, oracle, f);
+    ASSERT_EQ(std::vector<std::uint8_t>(reused.bytes().begin(), reused.bytes().end()), oracle.bytes())
+        << "round " << round;
+  }
+}
+
 TEST(BitStream, CostFunctionsMatchWhatIsWritten) {
   std::mt19937_64 rng(16);
   for (int i = 0; i < 2000; ++i) {

@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config clang-format unzip
+  ccache  # scripts/test.sh: a later build of the same sources (the next CI run) compiles only what changed
   clang libclang-rt-14-dev  # the sanitizer build and the libFuzzer targets (fuzz/)
   libboost-dev libboost-system-dev
   libflatbuffers-dev flatbuffers-compiler

@@ -25,6 +25,12 @@ fi
 
 scripts/install-deps.sh
 scripts/fetch-openarena-maps.sh
+# Compiler output cached by content: paths are taken relative to this checkout, so a fresh clone (each CI
+# run) reuses what the previous one compiled. Two full builds on two cores are most of CI's time.
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR="$PWD"
+  cmake_args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 cmake -S . -B "$build_dir" "${cmake_args[@]}" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)"
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)"

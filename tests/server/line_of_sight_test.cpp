@@ -77,6 +77,21 @@ bool oracle_sees_box(const std::vector<Box>& boxes, Vec3 eye, const Aabb& box) {
   return false;
 }
 
+// Fourteen random pillars and slabs on the room's floor.
+std::vector<Box> random_blocks(std::mt19937& rng) {
+  std::uniform_real_distribution<float> xy(-1000, 1000), size(20, 300), height(40, 250);
+  std::vector<Box> blocks;
+  for (int i = 0; i < 14; ++i) {
+    const Vec3 lo{xy(rng), xy(rng), 0};
+    blocks.push_back({lo, {lo.x + size(rng), lo.y + size(rng) * 0.3f, height(rng)}});
+  }
+  return blocks;
+}
+
+bool in_solid(const std::vector<Box>& boxes, Vec3 p) {
+  return std::any_of(boxes.begin(), boxes.end(), [&](const Box& b) { return strictly_inside(p, b); });
+}
+
 TEST(LineOfSight, SamplesAreTheCentreThenTheCorners) {
   const Aabb box{{-1, -2, -3}, {4, 6, 8}};
   EXPECT_EQ(sight_sample(box, 0), (Vec3{1.5f, 2, 2.5f}));
@@ -98,11 +113,7 @@ TEST(LineOfSight, SamplesAreTheCentreThenTheCorners) {
 TEST(LineOfSight, AgreesWithASlabTestOnRandomBlocks) {
   std::mt19937 rng(41);
   std::uniform_real_distribution<float> xy(-1000, 1000), z(-40, 240), size(20, 300), height(40, 250);
-  std::vector<Box> blocks;
-  for (int i = 0; i < 14; ++i) {
-    const Vec3 lo{xy(rng), xy(rng), 0};
-    blocks.push_back({lo, {lo.x + size(rng), lo.y + size(rng) * 0.3f, height(rng)}});
-  }
+  const std::vector<Box> blocks = random_blocks(rng);
   const std::vector<Box> boxes = room_boxes(blocks);
   const BspTree tree = room_tree(blocks);
   std::uniform_int_distribution<int> first(-1, kSightSamples);
@@ -145,11 +156,7 @@ TEST(LineOfSight, TheCachedBlockerIsOnlyConfirmedWhereTheSegmentIsBlocked) {
   std::mt19937 rng(43);
   std::uniform_real_distribution<float> xy(-1000, 1000), z(-40, 240), size(20, 300), height(40, 250);
   std::uniform_real_distribution<float> any_t(-0.5f, 1.5f), nudge(-6, 6);
-  std::vector<Box> blocks;
-  for (int i = 0; i < 14; ++i) {
-    const Vec3 lo{xy(rng), xy(rng), 0};
-    blocks.push_back({lo, {lo.x + size(rng), lo.y + size(rng) * 0.3f, height(rng)}});
-  }
+  const std::vector<Box> blocks = random_blocks(rng);
   const std::vector<Box> boxes = room_boxes(blocks);
   const BspTree tree = room_tree(blocks);
   std::size_t confirmed = 0, confirmed_moved = 0, from_memory = 0;
@@ -159,8 +166,7 @@ TEST(LineOfSight, TheCachedBlockerIsOnlyConfirmedWhereTheSegmentIsBlocked) {
     const bool seen = sees(tree, eye, point, &blocker);
     if (seen || blocker == kNoBrush) continue;
     float t = any_t(rng);
-    const bool eye_free =
-        std::none_of(boxes.begin(), boxes.end(), [&](const Box& b) { return strictly_inside(eye, b); });
+    const bool eye_free = !in_solid(boxes, eye);
     if (brush_blocks(tree, blocker, eye, point, &t)) {
       ++confirmed;
       ASSERT_TRUE(eye_free) << "pair " << n;  // the tree said hidden, so the eye is outside solid
@@ -176,8 +182,7 @@ TEST(LineOfSight, TheCachedBlockerIsOnlyConfirmedWhereTheSegmentIsBlocked) {
     const bool by_memory = brush_blocks(tree, blocker, eye2, point2, &t);
     // An eye in another block sees everything (the filter never asks the cache then): only an eye
     // outside solid is judged.
-    const bool eye2_free =
-        std::none_of(boxes.begin(), boxes.end(), [&](const Box& b) { return strictly_inside(eye2, b); });
+    const bool eye2_free = !in_solid(boxes, eye2);
     if (by_memory && eye2_free) {
       ++confirmed_moved;
       ASSERT_FALSE(oracle_sees(boxes, eye2, point2)) << "moved pair " << n;
@@ -198,18 +203,13 @@ TEST(LineOfSight, AWholeBoxIsOnlyConfirmedWhereEverySampleIsBlocked) {
   std::mt19937 rng(47);
   std::uniform_real_distribution<float> xy(-1000, 1000), z(-40, 240), size(20, 300), height(40, 250);
   std::uniform_real_distribution<float> unit(0, 1), half(5, 60);
-  std::vector<Box> blocks;
-  for (int i = 0; i < 14; ++i) {
-    const Vec3 lo{xy(rng), xy(rng), 0};
-    blocks.push_back({lo, {lo.x + size(rng), lo.y + size(rng) * 0.3f, height(rng)}});
-  }
+  const std::vector<Box> blocks = random_blocks(rng);
   const std::vector<Box> boxes = room_boxes(blocks);
   const BspTree tree = room_tree(blocks);
   std::size_t confirmed = 0, refused = 0;
   for (int n = 0; n < 20000; ++n) {
     const Vec3 eye{xy(rng), xy(rng), z(rng)};
-    if (std::any_of(boxes.begin(), boxes.end(), [&](const Box& b) { return strictly_inside(eye, b); }))
-      continue;  // the filter never asks the cache for an eye in solid
+    if (in_solid(boxes, eye)) continue;  // the filter never asks the cache for an eye in solid
     const Vec3 c{xy(rng), xy(rng), z(rng)}, h{half(rng), half(rng), half(rng)};
     const Aabb box{c - h, c + h};
     std::int32_t blocker = kNoBrush;

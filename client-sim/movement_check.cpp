@@ -36,6 +36,10 @@ void MovementCheck::start(Vec3 feet, std::uint64_t last_sequence) {
 }
 
 Vec3 MovementCheck::predict(std::uint64_t sequence, const PlayerInput& input) {
+  if (!predicting_) {
+    last_sequence_ = sequence;
+    return feet_;
+  }
   catch_up(last_sequence_);
   feet_ = step(sequence, feet_, yaw_, state_, input, players_ack_);
   yaw_ = input.yaw;
@@ -49,6 +53,7 @@ Vec3 MovementCheck::predict(std::uint64_t sequence, const PlayerInput& input) {
 }
 
 std::optional<float> MovementCheck::on_authoritative(std::uint64_t acked, Vec3 position) {
+  if (!predicting_) return follow(acked, position, nullptr);
   if (started_ && acked > players_ack_ && acked <= last_sequence_) players_ack_ = acked;
   if (!started_ || acked <= last_sampled_ || acked > last_sequence_) return std::nullopt;
   last_sampled_ = acked;
@@ -99,6 +104,7 @@ std::optional<float> MovementCheck::on_authoritative(std::uint64_t acked, Vec3 p
 
 std::optional<float> MovementCheck::on_authoritative(std::uint64_t acked, Vec3 feet,
                                                      const MotorState& motor) {
+  if (!predicting_) return follow(acked, feet, &motor);
   if (started_ && acked > players_ack_ && acked <= last_sequence_) players_ack_ = acked;
   if (!started_ || acked <= last_sampled_ || acked > last_sequence_) return std::nullopt;
   last_sampled_ = acked;
@@ -128,6 +134,15 @@ std::optional<float> MovementCheck::on_authoritative(std::uint64_t acked, Vec3 f
   at.state = motor;
   replay_after(acked);
   return error;
+}
+
+std::optional<float> MovementCheck::follow(std::uint64_t acked, Vec3 feet, const MotorState* motor) {
+  // Only a newer acknowledgement moves it: a late frame's older state must not undo a newer one.
+  if (!started_ || acked <= last_sampled_) return std::nullopt;
+  last_sampled_ = acked;
+  feet_ = feet;
+  if (motor != nullptr) state_ = *motor;
+  return std::nullopt;
 }
 
 void MovementCheck::replay_after(std::uint64_t acked) {

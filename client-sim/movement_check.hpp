@@ -17,6 +17,11 @@
 //                   (no ServerFrame.own: check.on_authoritative(ack, snapshot_own_position))
 //   the bot reads:  check.feet(), check.motor()
 //
+// A client that does not predict (set_predicting(false): a load test predicts on a sample of its clients,
+// client-sim/sim_options.hpp predict_fraction) follows the server instead: predict() runs no motor,
+// feet() and motor() are the newest authoritative state, and on_authoritative() gives no sample. What it
+// sends is unchanged, so the server cannot tell the two apart.
+//
 // A correction's replay of the later commands is deferred until something needs them: the next command's
 // prediction, the bot reading feet() or motor(), a newer acknowledgement's comparison (only up to that
 // command), or the other players changing (set_players, world()). So a burst of frames that each miss
@@ -59,6 +64,9 @@ class MovementCheck {
   MovementCheck(const MotorConfig& config, const LevelMotorWorld& world, float dt);
 
   bool started() const { return started_; }
+  // Before start(): off, the client steers by the server's state and is never sampled (above).
+  void set_predicting(bool on) { predicting_ = on; }
+  bool predicting() const { return predicting_; }
   // The first authoritative position; the next predicted command is last_sequence + 1.
   void start(Vec3 feet, std::uint64_t last_sequence);
   // The other players of the newest snapshot (ascending ids, self left out): what the next predictions
@@ -120,6 +128,9 @@ class MovementCheck {
   // acknowledged `players_ack`.
   Vec3 step(std::uint64_t sequence, Vec3 feet, float yaw, MotorState& state, const PlayerInput& input,
             std::uint64_t players_ack);
+  // A client that does not predict takes the server's state after `acked` (motor: null from a snapshot
+  // position alone) when it is newer than the last it took.
+  std::optional<float> follow(std::uint64_t acked, Vec3 feet, const MotorState* motor);
   // Every command after `acked` to be applied again from its history slot's (corrected) feet and state:
   // now without deferred replay, else by the next catch_up.
   void replay_after(std::uint64_t acked);
@@ -143,6 +154,7 @@ class MovementCheck {
   std::uint64_t corrections_ = 0;
   std::uint64_t replayed_commands_ = 0;
   bool deferred_replay_ = true;
+  bool predicting_ = true;
   // A replay is due: the slots after stale_from_ (and feet_, state_) are from before a correction; it
   // runs with the players' timing of when it fell due.
   bool stale_ = false;

@@ -144,6 +144,7 @@ std::string report_json(const SimReport& r) {
   w.value("events_lost", json_number(r.events_lost));
   w.value("event_order_violations", json_number(r.event_order_violations));
   w.value("snapshot_continuity_violations", json_number(r.snapshot_continuity_violations));
+  w.value("clients_predicting", json_number(r.clients_predicting));
   w.percentiles("movement_error", r.movement_error, true);
   w.value("server_metrics_ok", r.server_metrics_ok ? "true" : "false");
   w.value("server_metrics_error", json_quoted(r.server_metrics_error));

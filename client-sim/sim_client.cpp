@@ -24,6 +24,12 @@ constexpr std::uint8_t kPlayerKind = 0;     // EntityState.kind
 constexpr std::uint32_t kPlayersLayer = 1;  // QueryFilter.mask bit of players
 constexpr float kShotRange = 8192;          // a hitscan weapon's reach, Quake units
 
+// Client k of the run predicts when ceil((k + 1) f) > ceil(k f): the clients that do are spread evenly over
+// the run (so over its matches), ceil(n f) of n, and client 0 whenever f > 0.
+bool in_prediction_sample(std::uint64_t client, double fraction) {
+  return std::ceil(double(client + 1) * fraction) > std::ceil(double(client) * fraction);
+}
+
 bool failed_state(ClientState s) {
   return s == ClientState::kDenied || s == ClientState::kTimedOut || s == ClientState::kDisconnected;
 }
@@ -64,7 +70,9 @@ SimClient::SimClient(asio::io_context& context, SimThreadContext& shared, Connec
   // A churn session lives at most its lifetime (or until a match ends): no longer than that.
   const double seconds = (o.churn.enabled ? std::min(o.duration, o.churn.lifetime_max_s) : o.duration) + 1;
   stats_.input_ack_ms.reserve(std::size_t(seconds * o.tick_rate));
-  stats_.movement_error.reserve(std::size_t(seconds * o.snapshot_rate));
+  stats_.predicting = in_prediction_sample(identity.client, o.predict_fraction);
+  movement_.set_predicting(stats_.predicting);
+  if (stats_.predicting) stats_.movement_error.reserve(std::size_t(seconds * o.snapshot_rate));
   const double shots = seconds * std::max(0.0f, o.behaviour.fire_per_second) + 1;
   raycast_ms_->reserve(std::size_t(shots * (1 - o.behaviour.rewound_fraction)) + 1);
   raycast_rewound_ms_->reserve(std::size_t(shots * o.behaviour.rewound_fraction) + 1);
@@ -236,10 +244,13 @@ void SimClient::on_new_snapshot() {
   self_index_ = -1;
   const std::uint32_t own = session_.own_entity();
   Vec3 own_feet{};
-  // The prediction is blocked by the other players where this snapshot shows them, as a game client's.
-  PredictionWorld& prediction = movement_.world();
-  prediction.set_own_id(own);
-  prediction.clear_players(last_snapshot_tick_);
+  // The prediction is blocked by the other players where this snapshot shows them, as a game client's
+  // (a client outside the prediction sample needs no prediction world).
+  PredictionWorld* prediction = stats_.predicting ? &movement_.world() : nullptr;
+  if (prediction != nullptr) {
+    prediction->set_own_id(own);
+    prediction->clear_players(last_snapshot_tick_);
+  }
   for (const wire::EntityState& e : session_.world_state()) {
     if (e.kind() != kPlayerKind) continue;
     const wire::Vec3f p = dequantize_position(e.position());
@@ -247,8 +258,8 @@ void SimClient::on_new_snapshot() {
     if (e.id() == own) {
       self_index_ = int(players_.size());
       own_feet = feet;
-    } else {
-      prediction.add_player({e.id(), feet, dequantize_yaw(e.yaw())});
+    } else if (prediction != nullptr) {
+      prediction->add_player({e.id(), feet, dequantize_yaw(e.yaw())});
     }
     players_.push_back(feet);
   }

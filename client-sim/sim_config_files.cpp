@@ -116,6 +116,7 @@ const ProfileKey kProfileKeys[] = {
     {"run", "level", &assign_run<&O::level>},
     {"run", "seed", &assign_run<&O::seed>},
     {"run", "threads", &assign_run<&O::threads>},
+    {"run", "predict_fraction", &assign_run<&O::predict_fraction>},
     {"budgets", "input_ack_p99_ticks", &assign_in<&O::budgets, &B::input_ack_p99_ticks>},
     {"budgets", "events_lost", &assign_in<&O::budgets, &B::events_lost>},
     {"budgets", "clients_failed", &assign_in<&O::budgets, &B::clients_failed>},

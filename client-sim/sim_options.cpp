@@ -138,6 +138,8 @@ const Flag kFlags[] = {
      [](SimOptions& o, std::string_view f, std::string_view v) {
        o.threads = static_cast<int>(parse_integer(f, v, kIntMin, kIntMax));
      }},
+    {"predict-fraction", "F", "share of the clients that predict their own player, 0..1 (default 1)",
+     [](SimOptions& o, std::string_view f, std::string_view v) { o.predict_fraction = parse_real(f, v); }},
     {"net", "ITEMS",
      "network conditions, e.g. loss=5%,latency=50ms,jitter=10ms,dup=1%,reorder=2%,rate=512kbit\n"
      "                        (both ways; up.KEY / down.KEY: one; replaces the profile's [network])",
@@ -181,6 +183,8 @@ void validate(const SimOptions& o, std::vector<std::string>& errors) {
         fmt::format("tick rate = {}: must be {}..{}", o.tick_rate, kMinTickRate, kMaxTickRate));
   check(o.snapshot_rate >= 1 && o.snapshot_rate <= o.tick_rate,
         fmt::format("snapshot rate = {}: must be 1..tick rate ({})", o.snapshot_rate, o.tick_rate));
+  check(o.predict_fraction >= 0 && o.predict_fraction <= 1,
+        fmt::format("predict fraction = {}: must be 0..1", o.predict_fraction));
   check(o.threads >= 0 && o.threads <= kMaxThreads,
         fmt::format("threads = {}: must be 0 (one per core)..{}", o.threads, kMaxThreads));
   check(!o.level.empty(), "level: empty");

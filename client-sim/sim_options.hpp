@@ -86,7 +86,12 @@ struct SimOptions {
                                  // empty: taken from the server config's [[level]] of that name
   std::string profile_path;      // configs/load/*.toml; empty: defaults
   std::uint32_t seed = 1;
-  int threads = 0;       // client threads, 0: one per core
+  int threads = 0;  // client threads, 0: one per core
+  // Of the clients, the share that predicts its own player (the prediction error is sampled on them);
+  // the others steer by the server's newest state and cost the load tester no motor runs. Spread evenly
+  // over the run's clients (client k predicts when floor((k + 1) f) > floor(k f)), so every match holds
+  // its share. The server sees no difference: every client sends the same commands either way.
+  double predict_fraction = 1;
   bool progress = true;  // the live progress line on stderr
   bool help = false;     // --help: print sim_usage() and exit; nothing else is checked
 

@@ -183,6 +183,7 @@ SimReport judge_report(const SimOptions& options, const SimRunResult& run, const
   for (const SimClientStats& c : run.clients) {
     if (c.connected) {
       ++r.clients_connected;
+      if (c.predicting) ++r.clients_predicting;
       if (c.connected_seconds > 0) {
         tick_rates += static_cast<double>(minus_or_zero(c.last_snapshot_tick, c.first_snapshot_tick)) /
                       c.connected_seconds;
@@ -314,6 +315,10 @@ SimReport judge_report(const SimOptions& options, const SimRunResult& run, const
     if (p.p99 > b.rpc_p99_ms)
       miss(fmt::format("rpc_ms.{} p99 {} > {}", kind, short_number(p.p99), b.rpc_p99_ms));
   }
+  if (options.predict_fraction > 0 && r.clients_connected > 0 && r.movement_error.count == 0) {
+    // A budget met by having nothing to judge is not met.
+    miss(fmt::format("movement_error: no samples from {} predicting clients", r.clients_predicting));
+  }
   if (r.movement_error.p99 > b.movement_error_p99) {
     miss(fmt::format("movement_error p99 {} > {}", short_number(r.movement_error.p99), b.movement_error_p99));
   }
@@ -429,6 +434,7 @@ std::string format_report_table(const SimReport& r) {
   out += row("snapshot continuity violations", std::to_string(r.snapshot_continuity_violations));
   out += '\n';
   out += percentile_header("movement (units)");
+  out += row("clients predicting", fmt::format("{} of {}", r.clients_predicting, r.clients_connected));
   out += percentile_row("prediction error", r.movement_error);
   out += row("prediction error p99.9", fmt::format("{:.2f}", r.movement_error.p999));
   out += '\n';

@@ -118,6 +118,8 @@ struct SimReport {
   std::uint64_t events_lost = 0;
   std::uint64_t event_order_violations = 0;  // out of order or duplicated deliveries
   std::uint64_t snapshot_continuity_violations = 0;
+  // Over the connected clients that predicted (SimOptions::predict_fraction; all of them by default).
+  int clients_predicting = 0;
   Percentiles movement_error;
   bool server_metrics_ok = false;  // both scrapes read; the server figures below are zeros otherwise
   std::string server_metrics_error;

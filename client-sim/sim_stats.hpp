@@ -55,7 +55,9 @@ struct SimClientStats {
   std::map<std::string, std::uint64_t> rpc_errors;
 
   // Own movement: distance between the client's prediction and the server's position, one sample per
-  // snapshot that acknowledged a command.
+  // snapshot that acknowledged a command; none from a client outside the prediction sample
+  // (SimOptions::predict_fraction), which steers by the server's state instead.
+  bool predicting = true;
   std::vector<double> movement_error;
 
   // Network conditions (--net): this client's two links, zeros when the run has none.

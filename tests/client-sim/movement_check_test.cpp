@@ -174,6 +174,47 @@ TEST(MovementCheck, AcknowledgementOlderThanTheHistoryTakesTheServersPosition) {
   EXPECT_EQ(check.corrections(), 1u);
 }
 
+// Outside the prediction sample the check runs no motor: it steers by the newest state the server sent,
+// never older, and gives no sample however far the server's position is from the last one.
+TEST(MovementCheck, AClientThatDoesNotPredictFollowsTheServer) {
+  const BspTree tree = room();
+  const LevelMotorWorld world(tree, {});
+  MovementCheck check({}, world, kDt);
+  check.set_predicting(false);
+  const Vec3 start{0, 0, kSurfaceBackoff};
+  check.start(start, 10);
+  PlayerInput run;
+  run.forward = 1;
+  EXPECT_EQ(check.predict(11, run), start);  // a predicting check would have moved
+  check.predict(12, run);
+  check.predict(13, run);
+  EXPECT_EQ(check.last_sequence(), 13u);
+  MotorState server;
+  server.velocity = {320, 0, 0};
+  server.on_ground = true;
+  server.ground_normal = {0, 0, 1};
+  const Vec3 at_12{40, 7, kSurfaceBackoff};
+  EXPECT_FALSE(check.on_authoritative(12, at_12, server));
+  EXPECT_EQ(check.feet(), at_12);
+  EXPECT_EQ(check.motor().velocity, server.velocity);
+  EXPECT_TRUE(check.motor().on_ground);
+  EXPECT_FALSE(check.on_authoritative(11, start, MotorState{}));  // a late frame's older state
+  EXPECT_EQ(check.feet(), at_12);
+  const Vec3 at_13{45, 7, kSurfaceBackoff};
+  EXPECT_FALSE(check.on_authoritative(13, at_13));  // a snapshot's position alone: the feet follow
+  EXPECT_EQ(check.feet(), at_13);
+  EXPECT_EQ(check.motor().velocity, server.velocity);
+  EXPECT_EQ(check.corrections(), 0u);
+  EXPECT_EQ(check.replayed_commands(), 0u);
+
+  // The same calls on a predicting check: it moves and samples (what the flag turns off).
+  MovementCheck predicting({}, world, kDt);
+  predicting.start(start, 10);
+  EXPECT_NE(predicting.predict(11, run), start);
+  predicting.predict(12, run);
+  EXPECT_TRUE(predicting.on_authoritative(12, at_12, server));
+}
+
 TEST(MovementCheck, PositionRoundedIntoTheFloorIsLiftedOut) {
   const BspTree tree = room();
   const LevelMotorWorld world(tree, {});

@@ -78,7 +78,7 @@ class SimOptionsTest : public ::testing::Test {
   std::string full_profile() {
     return write("profile.toml",
                  "[run]\nmatches = 3\nclients = 7\nduration = 12.5\nconnect_timeout = 4\ntick_rate = 60\n"
-                 "snapshot_rate = 20\nlevel = \"arena\"\nseed = 99\nthreads = 2\n"
+                 "snapshot_rate = 20\nlevel = \"arena\"\nseed = 99\nthreads = 2\npredict_fraction = 0.5\n"
                  "[budgets]\ninput_ack_p99_ticks = 4.5\nevents_lost = 1\nclients_failed = 2\n"
                  "invariant_violations = 3\nrpc_p99_ms = 40\nmovement_error_p99 = 16.25\n"
                  "snapshot_rate_min_fraction = 0.75\nserver_tick_p99_ms = 8\nevent_order_violations = 5\n"
@@ -108,6 +108,7 @@ TEST_F(SimOptionsTest, ServerConfigProfileAndFlagsReachTheirFields) {
   EXPECT_EQ(fs::path(o.level_file), fs::path(path("levels/arena.map")));
   EXPECT_EQ(o.seed, 99u);
   EXPECT_EQ(o.threads, 2);
+  EXPECT_DOUBLE_EQ(o.predict_fraction, 0.5);
   EXPECT_EQ(o.json_path, "out.json");
   EXPECT_TRUE(o.progress);
   EXPECT_FALSE(o.help);
@@ -150,12 +151,12 @@ TEST_F(SimOptionsTest, FlagsOverrideTheConfigWhereverTheyStand) {
 TEST_F(SimOptionsTest, EveryFlagSetsItsField) {
   const std::string level = path("levels/arena.map");
   const std::string profile = full_profile();
-  SimOptions o = parse({"--host",       "::1", "--rpc-port",        "1",     "--http-port", "65535",
-                        "--admin-key",  "a b", "--matches",         "4",     "--clients",   "1024",
-                        "--duration",   "0.5", "--connect-timeout", "2.5",   "--json",      "r.json",
-                        "--tick-rate",  "128", "--snapshot-rate",   "128",   "--level",     "x",
-                        "--level-file", level, "--profile",         profile, "--seed",      "4294967295",
-                        "--threads",    "8",   "--no-progress"});
+  SimOptions o = parse({"--host",       "::1", "--rpc-port",         "1",     "--http-port",  "65535",
+                        "--admin-key",  "a b", "--matches",          "4",     "--clients",    "1024",
+                        "--duration",   "0.5", "--connect-timeout",  "2.5",   "--json",       "r.json",
+                        "--tick-rate",  "128", "--snapshot-rate",    "128",   "--level",      "x",
+                        "--level-file", level, "--profile",          profile, "--seed",       "4294967295",
+                        "--threads",    "8",   "--predict-fraction", "0.125", "--no-progress"});
   EXPECT_EQ(o.host, "::1");
   EXPECT_EQ(o.rpc_port, 1);
   EXPECT_EQ(o.http_port, 65535);
@@ -172,6 +173,7 @@ TEST_F(SimOptionsTest, EveryFlagSetsItsField) {
   EXPECT_EQ(o.profile_path, profile);
   EXPECT_EQ(o.seed, 4294967295u);
   EXPECT_EQ(o.threads, 8);
+  EXPECT_DOUBLE_EQ(o.predict_fraction, 0.125);
   EXPECT_FALSE(o.progress);
   EXPECT_TRUE(parse({"--matches", "0", "--help"}).help);  // --help needs nothing else to be valid
 }
@@ -256,6 +258,8 @@ TEST_F(SimOptionsTest, EveryInvalidValueIsRefusedWithItsReason) {
       {{"--http-port", "-1"}, "--http-port -1: must be 1..65535"},
       {{"--seed", "4294967296"}, "--seed 4294967296: must be 0..4294967295"},
       {{"--threads", "-1"}, "threads = -1: must be 0 (one per core)..1024"},
+      {{"--predict-fraction", "1.5"}, "predict fraction = 1.5: must be 0..1"},
+      {{"--predict-fraction", "-0.25"}, "predict fraction = -0.25: must be 0..1"},
       {{"--matches", "1.5"}, "--matches '1.5': not an integer"},
       {{"--level-file", path("levels/none.map")}, "level file " + path("levels/none.map") + ": no such file"},
       {{"--host", ""}, "--host: needs a non-empty value"},

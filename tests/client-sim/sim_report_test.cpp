@@ -476,6 +476,19 @@ TEST(MakeReport, EachBudgetIsJudgedOnItsOwn) {
   unacknowledged.clients[0].input_ack_ms.clear();
   EXPECT_EQ(missed(report_options(), unacknowledged, kBefore, kAfter),
             (Lines{"input_ack_ms: no command was acknowledged"}));
+
+  // The prediction budget is judged on the clients in the prediction sample: with none of them sampling,
+  // there is nothing to judge, which is a miss; with prediction off (fraction 0) it is not judged.
+  SimRunResult unsampled = run;
+  unsampled.clients[0].movement_error.clear();
+  EXPECT_EQ(missed(report_options(), unsampled, kBefore, kAfter),
+            (Lines{"movement_error: no samples from 1 predicting clients"}));
+  SimOptions no_prediction = report_options();
+  no_prediction.predict_fraction = 0;
+  unsampled.clients[0].predicting = false;
+  EXPECT_EQ(missed(no_prediction, unsampled, kBefore, kAfter), Lines{});
+  EXPECT_EQ(make_report(no_prediction, unsampled, kBefore, kAfter).clients_predicting, 0);
+  EXPECT_EQ(make_report(report_options(), run, kBefore, kAfter).clients_predicting, 1);
 }
 
 // Issue 15's bandwidth budgets: each direction on its own, against the mean per client the report shows
@@ -621,6 +634,7 @@ TEST(ReportJson, HasEveryRequiredKeyWithTheReportsValues) {
   const JsonValue& j = p.value;
   for (const char* key : {"clients",
                           "clients_connected",
+                          "clients_predicting",
                           "clients_failed",
                           "events_lost",
                           "input_ack_ms",
@@ -657,6 +671,7 @@ TEST(ReportJson, HasEveryRequiredKeyWithTheReportsValues) {
   }
   EXPECT_EQ(j["clients"].as_number(), 4);
   EXPECT_EQ(j["clients_connected"].as_number(), 2);
+  EXPECT_EQ(j["clients_predicting"].as_number(), r.clients_predicting);
   EXPECT_EQ(j["clients_failed"].as_number(), 3);
   EXPECT_EQ(j["events_lost"].as_number(), 2);
   EXPECT_EQ(j["input_ack_ms"]["p50"].as_number(), 30);

@@ -45,13 +45,7 @@ std::size_t listed_matches(std::uint16_t rpc_port) {
   return r != nullptr && r->matches() != nullptr ? r->matches()->size() : 0;
 }
 
-TEST(SimRunner, ClientsConnectPlayAndLeaveAgainstTheRealServer) {
-  ServerProcess server;
-  const std::filesystem::path dir = std::filesystem::path(SHIFTCAST_BINARY_DIR) / "test-tmp" / "sim_runner";
-  ASSERT_EQ(server.start(test_server_config(), dir), "");
-  const std::size_t initial_matches = listed_matches(server.ports().rpc);
-  ASSERT_GE(initial_matches, 1u);
-
+SimOptions run_options(const ServerProcess& server) {
   SimOptions o;
   o.host = "127.0.0.1";
   o.rpc_port = server.ports().rpc;
@@ -68,6 +62,17 @@ TEST(SimRunner, ClientsConnectPlayAndLeaveAgainstTheRealServer) {
   o.threads = 2;
   o.behaviour.fire_per_second = 4;
   o.behaviour.rewound_fraction = 0.5f;
+  return o;
+}
+
+TEST(SimRunner, ClientsConnectPlayAndLeaveAgainstTheRealServer) {
+  ServerProcess server;
+  const std::filesystem::path dir = std::filesystem::path(SHIFTCAST_BINARY_DIR) / "test-tmp" / "sim_runner";
+  ASSERT_EQ(server.start(test_server_config(), dir), "");
+  const std::size_t initial_matches = listed_matches(server.ports().rpc);
+  ASSERT_GE(initial_matches, 1u);
+
+  const SimOptions o = run_options(server);
   SimLevel level;
   ASSERT_EQ(load_sim_level(o, level), "");
 
@@ -128,6 +133,33 @@ TEST(SimRunner, ClientsConnectPlayAndLeaveAgainstTheRealServer) {
   } while (in < up && std::chrono::steady_clock::now() < deadline);
   EXPECT_EQ(in, up);
   EXPECT_EQ(udp_counter(server.ports().http, "shiftcast_udp_bytes_total{direction=\"in\"}"), up_bytes);
+  EXPECT_EQ(server.stop(), 0);
+}
+
+// A quarter of the clients predict: clients 0 and 4 of 8 (ceil rule: one in each match), and only they give
+// prediction samples; the others play as well (their commands acknowledged, their shots answered).
+TEST(SimRunner, OnlyTheClientsInThePredictionSamplePredict) {
+  ServerProcess server;
+  const std::filesystem::path dir =
+      std::filesystem::path(SHIFTCAST_BINARY_DIR) / "test-tmp" / "sim_runner_sample";
+  ASSERT_EQ(server.start(test_server_config(), dir), "");
+  SimOptions o = run_options(server);
+  o.predict_fraction = 0.25;
+  SimLevel level;
+  ASSERT_EQ(load_sim_level(o, level), "");
+  const SimRunResult r = run_simulation(o, level, {});
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.clients.size(), std::size_t(kMatches * kClientsPerMatch));
+  for (std::size_t k = 0; k < r.clients.size(); ++k) {
+    const SimClientStats& c = r.clients[k];
+    const bool sampled = k % 4 == 0;
+    EXPECT_EQ(c.predicting, sampled) << "client " << k;
+    EXPECT_EQ(c.movement_error.empty(), !sampled) << "client " << k;
+    EXPECT_TRUE(c.connected);
+    EXPECT_FALSE(c.failed) << c.failure;
+    EXPECT_GT(c.commands_sent, 0u);
+    EXPECT_FALSE(c.input_ack_ms.empty());
+  }
   EXPECT_EQ(server.stop(), 0);
 }
 

@@ -498,7 +498,17 @@ void RpcConnection::close_after(wire::ErrorCode code, std::string_view detail, C
   const bool was_closing = closing_;
   closing_ = true;
   closing_reason_ = reason;
-  if (!was_closing) refuse(code, 0, detail);
+  if (!was_closing) {
+    // An idle client is told why too, but leaving quietly is normal life, not a refusal: it is counted in
+    // shiftcast_rpc_closed_total{reason="idle_timeout"} alone (as HTTP's kept-alive idle close is). A
+    // frame left unfinished past its timeout (a slow-loris) stays a refusal.
+    if (reason == CloseReason::kIdleTimeout) {
+      spdlog::debug("rpc: closing {}: {}", peer_, detail);
+      send_error(code, 0, detail);
+    } else {
+      refuse(code, 0, detail);
+    }
+  }
   if (!write_active_) close(reason);
 }
 

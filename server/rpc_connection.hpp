@@ -186,7 +186,7 @@ class RpcConnection final : public ContactSink, public std::enable_shared_from_t
   void on_write(const boost::system::error_code& error);
   void close(CloseReason reason);
   // Says why (when the client can still read it) and closes once that is written, or at the latest
-  // when the write timeout finds the write stuck.
+  // when the write timeout finds the write stuck. Counted as a refusal unless `reason` is kIdleTimeout.
   void close_after(wire::ErrorCode code, std::string_view detail, CloseReason reason);
   std::size_t pending_bytes() const { return queued_.size() + writing_.size(); }
   std::size_t held_bytes() const { return reader_.buffered() + pending_bytes(); }

@@ -1,7 +1,8 @@
-// The table-driven settings machinery server_config.cpp uses: a Setting row names a TOML key, a flag and
-// the struct field it sets with the values it accepts; assign() checks and stores a Value (what a TOML
-// node or a flag's text became) into that field, and the messages (format_value, describe, suggestion)
-// say what was wrong. Internal to the server's config code: nothing here is ServerConfig-specific.
+// The table-driven settings machinery of the server's config (its rows are in server_config_keys.cpp): a
+// Setting row names a TOML key, a flag and the struct field it sets with the values it accepts; assign()
+// checks and stores a Value (what a TOML node or a flag's text became) into that field, and the messages
+// (format_value, describe, suggestion) say what was wrong. Internal to the server's config code: nothing
+// here is ServerConfig-specific.
 //
 //   const std::array kRows{Setting<MyConfig>{"section", "key", "flag", field<&MyConfig::x>, Range{1, 10}}};
 //   if (auto v = value_of(node); v && accepts_type(kRows[0], *v)) error = assign(config, kRows[0], *v);
@@ -17,6 +18,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -200,8 +202,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 // " (did you mean X?)" for the closest candidate, if it is close enough to be a typo of `name`.
 std::string suggestion(std::string_view name, const std::vector<std::string>& candidates);
 
-template <class T, std::size_t N>
-std::vector<std::string> keys_of(const std::array<Setting<T>, N>& settings, std::string_view section) {
+template <class T>
+std::vector<std::string> keys_of(std::span<const Setting<T>> settings, std::string_view section) {
   std::vector<std::string> out;
   for (const Setting<T>& s : settings) {
     if (s.section == section) out.emplace_back(s.key);

@@ -10,7 +10,7 @@
 // Unknown sections and keys are errors (a typo must not silently leave a default in force), and so are
 // values of the wrong type. Syntax and type errors name file:line:col; validate() names the file, the
 // key and the value ("configs/server.toml: [match] tick_rate = 500: must be 20..128") and reports every
-// problem at once, one per line. One table of settings in server_config.cpp serves both the TOML keys
+// problem at once, one per line. One table of settings (server_config_keys.cpp) serves both the TOML keys
 // and the command-line flags; the flag of [section] key is listed next to it in configs/server.toml.
 // Matches created at startup are [[initial_match]] tables: TOML cannot have both [match] and [[match]].
 #pragma once

@@ -160,7 +160,8 @@ TEST_F(RpcBudgetTest, OversizedBatchesAreBadArgumentAndNotChargedTheirQueries) {
   EXPECT_EQ(rpc.rejections.count(wire::ErrorCode::RateLimited), 0u);
 }
 
-// Finding: no idle or read timeout, so slots were held for ever.
+// Finding: no idle or read timeout, so slots were held for ever. Finding: an idle close was counted in
+// shiftcast_rejected_total{channel="rpc",reason="timeout"} as if it were a refusal.
 TEST_F(RpcBudgetTest, IdleAndUnfinishedFramesTimeOutButSubscribersMayWait) {
   RpcSettings s = settings();
   s.idle_timeout_s = 30;
@@ -205,9 +206,19 @@ TEST_F(RpcBudgetTest, IdleAndUnfinishedFramesTimeOutButSubscribersMayWait) {
   clock_->store(110.5);
   EXPECT_TRUE(timed_out(slow));  // its frame began at 100: 10.5 s > 10
   EXPECT_TRUE(slow.closed_by_server());
+  // A frame left unfinished (a slow-loris) is a refusal, counted before its error frame is sent.
+  const auto refused_timeouts = [&] {
+    return rpc.registry.counter("shiftcast_rejected_total", "", {{"channel", "rpc"}, {"reason", "timeout"}})
+        .value();
+  };
+  EXPECT_EQ(refused_timeouts(), 1u);
   clock_->store(139.5);  // the idle client's last request was at 109: 30.5 s
+  // Told why, as the slow one was.
   EXPECT_TRUE(timed_out(idle));
   EXPECT_TRUE(idle.closed_by_server());
+  // An idle client closed is normal life, not a refusal: counted as a close alone (below).
+  EXPECT_EQ(refused_timeouts(), 1u);
+  EXPECT_EQ(rpc.rejections.count(wire::ErrorCode::Timeout), 1u);
   // The subscriber sent nothing since 100 either, but waits for pushes: it stays.
   // (The server counts a close just after the socket closes: a bounded wait for the count.)
   const auto deadline = std::chrono::steady_clock::now() + kTimeout;

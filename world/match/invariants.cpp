@@ -2,7 +2,12 @@
 // kContactDistance are contacts; pairs that overlap, and entities that overlap the level, break the
 // invariant ("no objects interpenetrate in the steady state"). Each one is logged, counted, and the
 // offender is put back at the nearest free spot: the navmesh's nearest walkable point if it is free,
-// else the first free spot on rings around it (Blow's emergency routine).
+// else the first free spot on rings around it (Blow's emergency routine); a projectile is removed.
+//
+// One overlap is not a violation: a projectile fired this tick joins where it was fired only after
+// everyone moved (players.cpp), so an entity that moved into that spot since (another player walking in
+// while the shooter's later commands of the same tick took it away) is inside it. The shot met that
+// entity at once: it is recorded as the projectile's hit and the projectile removed, as a hit in flight.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -56,10 +61,6 @@ bool spot_is_free(SimulationState& s, const Entity& e, const Pose& pose) {
 bool replace(SimulationState& s, std::size_t index) {
   Entity& e = s.entities[index];
   const EntityExtra& x = s.extras[index];
-  if (e.kind == EntityKind::kProjectile) {
-    s.extras[index].dead = true;
-    return true;
-  }
   // The last pose this tick started from is the nearest known-good place, if nothing took it since.
   std::array<Pose, 2> seeds{x.start_pose, {}};  // then the navmesh's nearest walkable point, if any
   int seed_count = 1;
@@ -92,11 +93,38 @@ bool replace(SimulationState& s, std::size_t index) {
   return false;
 }
 
+// The index of the pair's projectile that was fired this tick and has not flown yet, else -1.
+int fired_this_tick(const SimulationState& s, int ia, int ib) {
+  for (int i : {ia, ib}) {
+    const std::size_t k = std::size_t(i);
+    if (s.entities[k].kind == EntityKind::kProjectile && s.extras[k].age_ticks == 0) return i;
+  }
+  return -1;
+}
+
+// `normal` unit, from the projectile towards `target`; `point` on the way between them.
+void record_point_blank_hit(SimulationState& s, std::size_t shot, const Entity& target, Vec3 point,
+                            Vec3 normal) {
+  Entity& p = s.entities[shot];
+  // As a hit in flight (projectiles.cpp): the normal given back at the mover, the closing speed along it.
+  s.record_touch(p.id, target.id, kNoBrush, point, -normal, 1.0f, dot(p.velocity - target.velocity, normal));
+  s.extras[shot].dead = true;
+  ++s.counters.projectile_hits;
+  ++s.last_tick.projectile_hits;
+  ++s.counters.point_blank_hits;
+}
+
 void handle_violation(SimulationState& s, std::size_t index, const std::string& what) {
   Entity& e = s.entities[index];
   ++s.counters.invariant_violations;
   ++s.last_tick.invariant_violations;
   const Vec3 was = e.pose.position;
+  if (e.kind == EntityKind::kProjectile) {
+    s.extras[index].dead = true;  // a projectile is not worth a search: it is removed
+    spdlog::warn("tick {}: {} {} overlapped {} at ({:.2f} {:.2f} {:.2f}); removed", s.tick + 1,
+                 to_string(e.kind), e.id, what, was.x, was.y, was.z);
+    return;
+  }
   if (replace(s, index)) {
     ++s.counters.replacements;
     ++s.last_tick.replacements;
@@ -128,7 +156,7 @@ void check_pairs_and_invariants(SimulationState& s) {
   for (const auto& [id_a, id_b] : s.pairs) {
     const int ia = s.index_of(id_a);
     const int ib = s.index_of(id_b);
-    if (ia < 0 || ib < 0) continue;
+    if (ia < 0 || ib < 0 || s.extras[std::size_t(ia)].dead || s.extras[std::size_t(ib)].dead) continue;
     const Entity& a = s.entities[std::size_t(ia)];
     const Entity& b = s.entities[std::size_t(ib)];
     if ((a.asleep && b.asleep) || !should_collide(a, b)) continue;
@@ -136,6 +164,12 @@ void check_pairs_and_invariants(SimulationState& s) {
     PairContact c;
     if (!s.cascade.test(a, s.centres[std::size_t(ia)], b, s.centres[std::size_t(ib)], c, stats)) continue;
     if (c.overlapping) {
+      if (const int shot = fired_this_tick(s, ia, ib); shot >= 0) {
+        const bool shot_is_a = shot == ia;
+        record_point_blank_hit(s, std::size_t(shot), shot_is_a ? b : a, c.point,
+                               shot_is_a ? c.normal : -c.normal);
+        continue;
+      }
       // Move the one the tick is allowed to move: never a kinematic prop; between equals the higher id.
       const bool move_a =
           b.motion == PropMotion::kKinematic || (a.motion != PropMotion::kKinematic && ia > ib);

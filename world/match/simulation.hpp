@@ -117,13 +117,17 @@ struct SimulationCounters {
   std::uint64_t ticks = 0;
   std::uint64_t contacts = 0;
   std::uint64_t invariant_violations = 0;
-  std::uint64_t replacements = 0;          // entities re-placed at a free spot
-  std::uint64_t replacement_failures = 0;  // no free spot found: the entity was removed (projectiles,
-                                           // crates) or left where it was (players) and counted again
+  std::uint64_t replacements = 0;          // entities re-placed at a free spot (an overlapping
+                                           // projectile is removed instead, counted as a violation only)
+  std::uint64_t replacement_failures = 0;  // no free spot found: the entity was removed (crates) or left
+                                           // where it was (players) and counted again
   std::uint64_t invalid_inputs = 0;
   std::uint64_t blocked_movers = 0;
   std::uint64_t projectiles_fired = 0;
   std::uint64_t projectile_hits = 0;
+  // Of projectile_hits: shots that joined, at the end of the tick they were fired in, inside an entity
+  // that had moved into the spot since (world/match/invariants.cpp); hits, not violations.
+  std::uint64_t point_blank_hits = 0;
   std::uint64_t toi_searches = 0;
   std::uint64_t skin_guards = 0;  // moves blocked by the skin guard (kEntityRestGap)
   std::uint64_t speed_clamps = 0;

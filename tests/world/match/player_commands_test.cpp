@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/walled_room.hpp"
 #include "world/level/compiled_level.hpp"
 #include "world/level/map_import.hpp"
 #include "world/match/simulation.hpp"
@@ -170,6 +171,65 @@ TEST(PlayerCommands, AnInvalidCommandIsCountedAndRunsAsNoInput) {
   }
   EXPECT_EQ(bunched.counters().invalid_inputs, 1u);
   expect_same_player(bunched, a, paced, b, 0);
+}
+
+// The overlap the load ladder met under bunched commands (issue 13): a projectile joins where it was fired
+// only after everyone moved, so when the shooter's later commands of the tick take it away and another
+// player walks into the spot, the shot is inside that player. It has hit it, point-blank: one hit, one
+// contact between the shot and that player, no invariant violation, no re-placement. Two players run side
+// by side, B 32 units behind A; in one tick A fires with the first of four commands and B runs four:
+// B's axis ends 17 units from the shot's centre, within its radius + the shot's (19).
+TEST(PlayerCommands, AShotFiredWhereAnotherPlayerWalksInHitsItPointBlank) {
+  const BspTree tree = walled_room({});
+  SimulationConfig config;
+  Simulation sim(tree, nullptr, config);
+  const EntityId a = sim.add_player({0, 0, 0.5f}, 0);
+  const EntityId b = sim.add_player({-32, 0, 0.5f}, 0);
+  PlayerInput run;
+  run.forward = 1;
+  const PlayerInput one[1] = {run};
+  for (int t = 0; t < 48; ++t) {  // both at run speed, still 32 apart
+    sim.set_inputs(a, one);
+    sim.set_inputs(b, one);
+    sim.step();
+  }
+  ASSERT_NEAR(sim.find(a)->velocity.x, config.motor.run_speed, 1.0f);
+  ASSERT_NEAR(sim.find(a)->pose.position.x - sim.find(b)->pose.position.x, 32.0f, 0.01f);
+  ASSERT_EQ(sim.counters().projectiles_fired, 0u);
+
+  PlayerInput fire = run;
+  fire.buttons = kButtonFire;
+  const PlayerInput shooter[4] = {fire, run, run, run};
+  const PlayerInput runner[4] = {run, run, run, run};
+  const float a_start = sim.find(a)->pose.position.x;
+  sim.set_inputs(a, shooter);
+  sim.set_inputs(b, runner);
+  sim.step();
+  // The closed form of the premise: the shot left from A's axis after its first command (a quarter of
+  // A's displacement this tick), and B's axis is within 15 + 4 of it.
+  const float step = (sim.find(a)->pose.position.x - a_start) / 4;
+  const float shot_x = a_start + step;
+  ASSERT_LT(shot_x - sim.find(b)->pose.position.x, config.motor.radius + config.projectile_radius);
+
+  EXPECT_EQ(sim.counters().projectiles_fired, 1u);
+  EXPECT_EQ(sim.counters().projectile_hits, 1u);
+  EXPECT_EQ(sim.counters().point_blank_hits, 1u);
+  EXPECT_EQ(sim.counters().invariant_violations, 0u);
+  EXPECT_EQ(sim.counters().replacements, 0u);
+  int hits_on_b = 0;
+  for (const Contact& c : sim.contacts()) {
+    if (c.a != b && c.b != b) continue;
+    const EntityId other = c.a == b ? c.b : c.a;
+    if (other == a || other == kNoEntity) continue;  // the other player, the floor
+    ++hits_on_b;
+    EXPECT_EQ(sim.find(other), nullptr);  // the shot, removed with its hit
+    // The normal runs from a to b; from B the shot lies ahead, along +x.
+    EXPECT_GT(c.a == b ? c.normal.x : -c.normal.x, 0.0f);
+  }
+  EXPECT_EQ(hits_on_b, 1);
+  for (const Entity& e : sim.entities())
+    EXPECT_NE(e.kind, EntityKind::kProjectile);
+  EXPECT_EQ(sim.count_overlaps_brute_force(), 0);
 }
 
 }  // namespace

@@ -23,8 +23,16 @@ if [ "${1:-}" = "--sanitize" ]; then
   fi
 fi
 
+# Each phase's wall time, so CI's log says where its minutes go (the 45-minute guideline).
+phase_start=$SECONDS
+phase() {
+  echo "== $1: $((SECONDS - phase_start)) s"
+  phase_start=$SECONDS
+}
+
 scripts/install-deps.sh
 scripts/fetch-openarena-maps.sh
+phase "dependencies and maps"
 # Compiler output cached by content: paths are taken relative to this checkout, so a fresh clone (each CI
 # run) reuses what the previous one compiled. Two full builds on two cores are most of CI's time.
 if command -v ccache >/dev/null; then
@@ -33,7 +41,9 @@ if command -v ccache >/dev/null; then
 fi
 cmake -S . -B "$build_dir" "${cmake_args[@]}" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)"
+phase "build ($build_dir)"
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)"
+phase "tests ($build_dir)"
 if [ "$build_dir" = build-sanitize ]; then
   # The short soak: no leak, flat memory, no event lost under two minutes of churn (the first is warm-up).
   # The load is the Release shiftcast-sim when scripts/test.sh built one (as .ci/run does first), else
@@ -42,4 +52,5 @@ if [ "$build_dir" = build-sanitize ]; then
   [ -x build/client-sim/shiftcast-sim ] || sim_build=build-sanitize
   scripts/soak.sh --seconds 120 --clients 32 --build build-sanitize --sim-build "$sim_build" \
     --profile configs/load/soak-short.toml --out build-sanitize/soak
+  phase "short soak"
 fi

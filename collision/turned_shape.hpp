@@ -24,6 +24,11 @@ class TurnedShape {
  public:
   TurnedShape(const Shape& shape, double yaw) : shape_(shape) {
     if (yaw == 0.0) return;
+    // A round shape on the vertical axis through its reference point (every player and projectile) is
+    // its own turn: no sine or cosine for it. The turn would only make the offset's zeros -0.
+    const bool round = shape.kind == ShapeKind::kPoint || shape.kind == ShapeKind::kSphere ||
+                       shape.kind == ShapeKind::kCylinder;
+    if (round && shape.offset.x == 0.0f && shape.offset.y == 0.0f) return;
     const double c = std::cos(yaw);
     const double s = std::sin(yaw);
     const auto turn = [&](Vec3 v) { return to_float(rotate_z(to_double(v), c, s)); };

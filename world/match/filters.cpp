@@ -346,12 +346,14 @@ bool FilterCascade::test(const Entity& a, const Vec3d& centre_a, const Entity& b
   return touching;
 }
 
-void FilterCascade::forget(EntityId id) {
+void FilterCascade::forget(std::span<const EntityId> ids) {
   // A scan of the cache: it holds one entry per pair that reached the hard case, and entities are removed
-  // rarely (a projectile's end, a disconnect), so an index by id would cost more on every insert than it
-  // saves here.
-  std::erase_if(axes_, [id](const auto& entry) {
-    return EntityId(entry.first >> 32) == id || EntityId(entry.first & 0xffffffffu) == id;
+  // a few a tick (projectiles' ends, a disconnect), so an index by id would cost more on every insert than
+  // it saves here; a tick's removals share one scan.
+  if (ids.empty()) return;
+  const auto named = [ids](EntityId id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); };
+  std::erase_if(axes_, [&](const auto& entry) {
+    return named(EntityId(entry.first >> 32)) || named(EntityId(entry.first & 0xffffffffu));
   });
 }
 

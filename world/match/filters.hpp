@@ -32,6 +32,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_map>
 
@@ -89,9 +90,10 @@ class FilterCascade {
   bool test(const Entity& a, const Vec3d& centre_a, const Entity& b, const Vec3d& centre_b,
             PairContact& contact, FilterStats& stats);
 
-  // Forgets the cached axes that involve `id` (call when an entity is removed). A scan of the cache;
-  // removals are rare. (Caching a new pair is the cascade's only allocation.)
-  void forget(EntityId id);
+  // Forgets the cached axes that involve any of `ids` (call when entities are removed, all of a tick's at
+  // once: one scan of the cache however many). (Caching a new pair is the cascade's only allocation.)
+  void forget(std::span<const EntityId> ids);
+  void forget(EntityId id) { forget(std::span<const EntityId>(&id, 1)); }
   std::size_t cached_axes() const { return axes_.size(); }
   const FilterOptions& options() const { return options_; }
 

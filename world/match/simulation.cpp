@@ -29,10 +29,11 @@ SimulationConfig sanitized(SimulationConfig config) {
 void compact(SimulationState& s) {
   const std::size_t before = s.entities.size();
   std::size_t out = 0;
+  s.removed.clear();
   for (std::size_t i = 0; i < s.entities.size(); ++i) {
     if (s.extras[i].dead) {
       s.grid.remove(s.entities[i].id);
-      s.cascade.forget(s.entities[i].id);
+      s.removed.push_back(s.entities[i].id);
       continue;
     }
     if (out != i) {
@@ -42,6 +43,7 @@ void compact(SimulationState& s) {
     }
     ++out;
   }
+  s.cascade.forget(s.removed);
   s.entities.resize(out);
   if (out != before) s.index.rebuild(s.entities);
   s.extras.resize(out);

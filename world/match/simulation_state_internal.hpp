@@ -109,6 +109,7 @@ struct SimulationState {
   std::vector<EntityId> mover_candidates;   // one kinematic prop's swept box
   std::vector<PushedEntity> pushed;
   std::vector<PendingHit> pending_hits;
+  std::vector<EntityId> removed;  // compact's: the entities it dropped, for one cascade.forget
   std::vector<std::pair<EntityId, EntityId>> pairs;
   std::vector<Vec3d> centres;  // check_pairs_and_invariants: bounding_centre by entity index
   std::vector<Entity> spawned;

@@ -577,6 +577,17 @@ TEST(Filters, ForgetDropsEveryAxisOfAnEntity) {
   EXPECT_EQ(cascade.cached_axes(), 2u);
   cascade.forget(4);
   EXPECT_EQ(cascade.cached_axes(), 0u);
+
+  // A tick's removals at once, in one scan: 3 (and 9, cached with nobody) takes 1-3 and 3-4 with it.
+  for (const auto& [x, y] : {std::pair{&e1, &e2}, {&e1, &e3}, {&e2, &e4}, {&e3, &e4}})
+    cascade.test(*x, *y, c, stats);
+  const EntityId gone[] = {3, 9};
+  cascade.forget(gone);
+  EXPECT_EQ(cascade.cached_axes(), 2u);  // 1-2 and 2-4 stay
+  const EntityId rest[] = {2, 1};
+  cascade.forget(rest);
+  EXPECT_EQ(cascade.cached_axes(), 0u);
+  cascade.forget(std::span<const EntityId>{});  // nothing to forget
 }
 
 TEST(Filters, SpheresContactIsClosedForm) {
